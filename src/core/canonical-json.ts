@@ -1,0 +1,76 @@
+/**
+ * RFC 8785 (JSON Canonicalization Scheme) serialisation.
+ */
+import { CanonicalJsonError } from '../errors.js';
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function childPath(path: string, key: string | number): string {
+  return typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`;
+}
+
+function serialize(value: unknown, path: string, stack: Set<object>): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(path, `\`${value}\` is not a finite number`);
+      // ECMAScript Number-to-String is exactly the RFC 8785 number form; -0 becomes "0".
+      return JSON.stringify(value);
+    case 'undefined':
+      return undefined;
+    case 'bigint':
+      throw new CanonicalJsonError(path, 'a bigint has no JSON form');
+    case 'function':
+    case 'symbol':
+      throw new CanonicalJsonError(path, `a ${typeof value} has no JSON form`);
+    default:
+      break;
+  }
+  if (value === null) return 'null';
+  const object = value as object;
+  if (stack.has(object)) throw new CanonicalJsonError(path, 'the value contains a cycle');
+  stack.add(object);
+  try {
+    if (Array.isArray(object)) {
+      const items = object.map((item: unknown, index) => serialize(item, childPath(path, index), stack) ?? 'null');
+      return `[${items.join(',')}]`;
+    }
+    if (!isPlainObject(object)) {
+      const name = (object as { constructor?: { name?: string } }).constructor?.name ?? 'unknown';
+      throw new CanonicalJsonError(path, `an instance of \`${name}\` is not plain JSON`);
+    }
+    // Default string sort compares UTF-16 code units, which is what RFC 8785 prescribes.
+    const keys = Object.keys(object).sort();
+    const members: string[] = [];
+    for (const key of keys) {
+      const member = serialize((object as Record<string, unknown>)[key], childPath(path, key), stack);
+      if (member !== undefined) members.push(`${JSON.stringify(key)}:${member}`);
+    }
+    return `{${members.join(',')}}`;
+  } finally {
+    stack.delete(object);
+  }
+}
+
+/**
+ * Serialise a JSON value to its RFC 8785 canonical form.
+ *
+ * Object members are sorted by UTF-16 code units, numbers use the ECMAScript shortest form, and
+ * members whose value is `undefined` are left out (as `JSON.stringify` does). Anything that has no
+ * JSON form — NaN, Infinity, a bigint, a function, a cycle, a class instance — throws
+ * {@link CanonicalJsonError} naming its path.
+ *
+ * @example
+ * canonicalJson({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  const text = serialize(value, '$', new Set());
+  if (text === undefined) throw new CanonicalJsonError('$', 'the value is undefined');
+  return text;
+}

@@ -1,0 +1,20 @@
+/**
+ * SHA-256 fingerprints of canonical JSON.
+ */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+
+/** SHA-256 hex digest of a UTF-8 string. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * SHA-256 hex digest of a value's RFC 8785 canonical JSON: stable under key reordering.
+ *
+ * @example
+ * fingerprint({ a: 1, b: 2 }) === fingerprint({ b: 2, a: 1 }); // true
+ */
+export function fingerprint(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}

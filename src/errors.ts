@@ -1,0 +1,181 @@
+/**
+ * Every error hyphae raises extends {@link GuardError} and carries a stable string `code`.
+ *
+ * Errors that a model may read (a refused or conflicting tool call) also carry `llmMessage`,
+ * written for the model rather than for the operator.
+ */
+import type { TransitionRecord } from './ledger/transition-record.js';
+
+/** Options accepted by every hyphae error. */
+export interface GuardErrorOptions {
+  readonly cause?: unknown;
+  readonly llmMessage?: string;
+}
+
+/** Base class of every hyphae error; `code` is stable across releases. */
+export class GuardError extends Error {
+  readonly code: string;
+  readonly llmMessage: string | undefined;
+
+  constructor(code: string, message: string, options: GuardErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.llmMessage = options.llmMessage;
+  }
+}
+
+/** A value that cannot be represented as JSON (NaN, a function, a cycle, a class instance). */
+export class CanonicalJsonError extends GuardError {
+  readonly path: string;
+
+  constructor(path: string, reason: string) {
+    super('non_json_value', `Value at \`${path}\` is not JSON: ${reason}`);
+    this.path = path;
+  }
+}
+
+/** Base class of the ledger's errors. */
+export class LedgerError extends GuardError {
+  constructor(message: string, options: GuardErrorOptions & { readonly code?: string } = {}) {
+    super(options.code ?? 'ledger_error', message, options);
+  }
+}
+
+/** Fields shared by errors that describe one transition record. */
+export interface RecordErrorOptions extends GuardErrorOptions {
+  readonly record: TransitionRecord;
+}
+
+function describeRecord(record: TransitionRecord): string {
+  const ref = record.externalOperationRef === null ? 'none' : `\`${record.externalOperationRef}\``;
+  return `tool \`${record.tool}\`, key \`${record.key}\`, outcome \`${record.outcome}\`, boundary \`${record.boundary}\`, external ref ${ref}`;
+}
+
+/**
+ * The ledger refused to run a side effect because an earlier attempt may have crossed its
+ * boundary, or because the record is in a state that needs an operator.
+ */
+export class LedgerHardBlockError extends LedgerError {
+  readonly record: TransitionRecord;
+  readonly gate: 'HARD_BLOCK' | 'REPAIR';
+  readonly reason: string;
+
+  constructor(record: TransitionRecord, reason: string, options: GuardErrorOptions & { gate?: 'HARD_BLOCK' | 'REPAIR' } = {}) {
+    super(`Hard block on ${describeRecord(record)}: ${reason}`, {
+      ...options,
+      code: 'ledger_hard_block',
+      llmMessage:
+        options.llmMessage ??
+        `The call to \`${record.tool}\` was NOT executed: an earlier attempt of the same call may already have taken effect and needs an operator to reconcile it. Do not retry it.`,
+    });
+    this.record = record;
+    this.gate = options.gate ?? 'HARD_BLOCK';
+    this.reason = reason;
+  }
+}
+
+/** A read-only call met an UNKNOWN or BLOCKED record and `deferReadOnlyUnknown` is on. */
+export class LedgerSoftBlockError extends LedgerError {
+  readonly record: TransitionRecord;
+
+  constructor(record: TransitionRecord) {
+    super(`Soft block on ${describeRecord(record)}: the read is deferred until the record is resolved`, {
+      code: 'ledger_soft_block',
+      llmMessage: `The read \`${record.tool}\` was deferred; try again later.`,
+    });
+    this.record = record;
+  }
+}
+
+/** A caller waited for another owner's in-flight call longer than its poll timeout. */
+export class LedgerPollTimeoutError extends LedgerError {
+  readonly record: TransitionRecord;
+  readonly waitedMs: number;
+
+  constructor(record: TransitionRecord, waitedMs: number) {
+    super(`Gave up after ${waitedMs} ms waiting for ${describeRecord(record)}`, { code: 'ledger_poll_timeout' });
+    this.record = record;
+    this.waitedMs = waitedMs;
+  }
+}
+
+/** The ledger's store did not answer; the side effect was not run. */
+export class LedgerStorageUnavailableError extends LedgerError {
+  readonly operation: string;
+
+  constructor(operation: string, options: GuardErrorOptions = {}) {
+    super(`Ledger storage is unavailable during \`${operation}\`; the tool was not run`, {
+      ...options,
+      code: 'ledger_storage_unavailable',
+    });
+    this.operation = operation;
+  }
+}
+
+/** The store holds data that cannot be read (a corrupt file, a newer schema, an unparseable record). */
+export class LedgerStorageCorruptError extends LedgerError {
+  readonly location: string;
+
+  constructor(location: string, reason: string, options: GuardErrorOptions = {}) {
+    super(`Ledger storage \`${location}\` cannot be trusted: ${reason}`, { ...options, code: 'ledger_storage_corrupt' });
+    this.location = location;
+  }
+}
+
+/** An operator release was refused (a lease is still held, or a release is already pending). */
+export class LedgerReleaseRefusedError extends LedgerError {
+  readonly record: TransitionRecord | null;
+
+  constructor(key: string, reason: string, record: TransitionRecord | null) {
+    super(`Release of \`${key}\` refused: ${reason}`, { code: 'ledger_release_refused' });
+    this.record = record;
+  }
+}
+
+/** An operator action targeted a transition that is already COMPLETED. */
+export class LedgerAlreadyResolvedError extends LedgerError {
+  readonly record: TransitionRecord;
+
+  constructor(record: TransitionRecord) {
+    super(`Transition \`${record.key}\` of tool \`${record.tool}\` is already COMPLETED`, { code: 'ledger_already_resolved' });
+    this.record = record;
+  }
+}
+
+/** A write by an owner whose claim was taken over (its fence is stale) was refused. */
+export class LedgerFencedError extends LedgerError {
+  readonly record: TransitionRecord | null;
+  readonly fence: number;
+
+  constructor(key: string, fence: number, record: TransitionRecord | null, options: GuardErrorOptions = {}) {
+    super(`Write to \`${key}\` refused: claim generation ${fence} was taken over by another owner`, {
+      ...options,
+      code: 'ledger_fenced',
+    });
+    this.record = record;
+    this.fence = fence;
+  }
+}
+
+/**
+ * The same tool call id was reused with different arguments in the same run scope.
+ *
+ * Raised with `onArgsDrift: 'soft'`; its `llmMessage` tells the model what to do.
+ */
+export class LedgerIdentityConflictError extends LedgerError {
+  readonly existing: TransitionRecord;
+  readonly ticket: string;
+
+  constructor(existing: TransitionRecord, ticket: string, tool: string) {
+    super(
+      `Tool call id \`${ticket}\` was already used for \`${existing.tool}\` with different arguments (key \`${existing.key}\`); the call to \`${tool}\` was not run`,
+      {
+        code: 'ledger_identity_conflict',
+        llmMessage: `The call to \`${tool}\` was NOT executed: its tool call id \`${ticket}\` was already used with different arguments. Issue a new tool call with a fresh id if the new arguments are intended.`,
+      },
+    );
+    this.existing = existing;
+    this.ticket = ticket;
+  }
+}

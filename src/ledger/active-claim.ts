@@ -1,0 +1,121 @@
+/**
+ * One running claim: the owner's only way to write to its record.
+ *
+ * Every write is a compare-and-set on `version` made from the last record this claim wrote, so a
+ * paused owner whose lease was taken over cannot write:
+ *
+ *   A claims (fence 1, v1) ── pauses ──────────────── wakes, CAS(v1 → v2) fails ─► LedgerFencedError
+ *   B          lease expires ─► takes over (fence 2, v2) ─► runs
+ *
+ * Writes of one claim (lease renewals, boundary marks, completion) are serialised through a queue.
+ */
+import type { Clock } from '../core/clock.js';
+import { GuardError, LedgerFencedError, LedgerStorageUnavailableError } from '../errors.js';
+import type { LedgerStorage } from '../storage/ledger-storage.js';
+import { advanceBoundary, type Boundary } from './envelope.js';
+import type { TransitionRecord } from './transition-record.js';
+
+/** Attempts of one write when the store fails mid-write (the write may or may not have landed). */
+const WRITE_ATTEMPTS = 3;
+
+type Patch = (current: TransitionRecord, now: number) => Partial<TransitionRecord>;
+
+function sameWrite(stored: TransitionRecord, intended: TransitionRecord): boolean {
+  return JSON.stringify({ ...stored, ticketKey: null }) === JSON.stringify({ ...intended, ticketKey: null });
+}
+
+/** Wrap a driver error as "storage unavailable" unless it is already a typed hyphae error. */
+export function asStorageError(operation: string, error: unknown): GuardError {
+  return error instanceof GuardError ? error : new LedgerStorageUnavailableError(operation, { cause: error });
+}
+
+/** The owner's handle on a claimed record. */
+export class ActiveClaim {
+  readonly #storage: LedgerStorage;
+  readonly #clock: Clock;
+  readonly #leaseTtlMs: number;
+  #current: TransitionRecord;
+  #queue: Promise<unknown> = Promise.resolve();
+  #fenced: LedgerFencedError | null = null;
+  /** A boundary reached in memory (a clean `sideEffect` exit) that rides on the next write. */
+  #pendingBoundary: Boundary = 'not_crossed';
+
+  constructor(storage: LedgerStorage, record: TransitionRecord, clock: Clock, leaseTtlMs: number) {
+    this.#storage = storage;
+    this.#current = record;
+    this.#clock = clock;
+    this.#leaseTtlMs = leaseTtlMs;
+  }
+
+  get record(): TransitionRecord {
+    return this.#current;
+  }
+
+  /** The furthest boundary this attempt reached, durable or not. */
+  get boundary(): Boundary {
+    return advanceBoundary(this.#current.boundary, this.#pendingBoundary);
+  }
+
+  get fenced(): boolean {
+    return this.#fenced !== null;
+  }
+
+  /** Note a boundary reached without writing it; the next write carries it. */
+  notePendingBoundary(boundary: Boundary): void {
+    this.#pendingBoundary = advanceBoundary(this.#pendingBoundary, boundary);
+  }
+
+  leaseUntil(now: number): number | null {
+    return this.#leaseTtlMs > 0 ? now + this.#leaseTtlMs : null;
+  }
+
+  /** Apply `patch` durably; throws LedgerFencedError when the claim was taken over. */
+  write(operation: string, patch: Patch): Promise<TransitionRecord> {
+    const run = this.#queue.then(() => this.#write(operation, patch));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #write(operation: string, patch: Patch): Promise<TransitionRecord> {
+    if (this.#fenced !== null) throw this.#fenced;
+    let lastError: unknown;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const base = this.#current;
+      const now = this.#clock.now();
+      const changes = patch(base, now);
+      const next: TransitionRecord = {
+        ...base,
+        ...changes,
+        boundary: advanceBoundary(base.boundary, advanceBoundary(changes.boundary ?? base.boundary, this.#pendingBoundary)),
+        version: base.version + 1,
+        updatedAt: now,
+      };
+      try {
+        if (await this.#storage.update(base.key, base.version, next)) {
+          this.#current = next;
+          return next;
+        }
+      } catch (error) {
+        // The write may have landed before the connection broke: read back before deciding.
+        lastError = error;
+        const stored = await this.#storage.get(base.key).catch(() => undefined);
+        if (stored !== undefined && stored !== null && sameWrite(stored, next)) {
+          this.#current = stored;
+          return stored;
+        }
+        if (stored === undefined || (stored !== null && stored.version === base.version)) continue;
+      }
+      const stored = await this.#storage.get(base.key).catch((error: unknown) => {
+        throw asStorageError(operation, error);
+      });
+      if (stored !== null && stored.owner === base.owner && stored.fence === base.fence && stored.outcome === 'IN_FLIGHT') {
+        // Still ours (nothing else writes an owned record): adopt the stored version and retry.
+        this.#current = stored;
+        continue;
+      }
+      this.#fenced = new LedgerFencedError(base.key, base.fence, stored);
+      throw this.#fenced;
+    }
+    throw asStorageError(operation, lastError);
+  }
+}

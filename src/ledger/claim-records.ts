@@ -1,0 +1,120 @@
+/**
+ * The executor's context and the records a claim writes: a fresh claim and a takeover.
+ */
+import type { Clock } from '../core/clock.js';
+import type { LedgerStorage } from '../storage/ledger-storage.js';
+import { asStorageError } from './active-claim.js';
+import type { PreparedCall } from './prepare-call.js';
+import { withoutResult } from './stored-result.js';
+import type { TransitionRecord } from './transition-record.js';
+import type { CallOptions, LedgerLogger, Reconciler } from './types.js';
+
+/** The ledger settings the executor reads. */
+export interface ExecutorContext {
+  readonly storage: LedgerStorage;
+  readonly clock: Clock;
+  readonly agentId: string;
+  readonly policyVersion: string;
+  readonly leaseTtlMs: number;
+  readonly renewIntervalMs: number | undefined;
+  readonly pollIntervalMs: number;
+  readonly pollMaxIntervalMs: number;
+  readonly pollTimeoutMs: number | undefined;
+  readonly reconciler: Reconciler | undefined;
+  readonly reconcileTimeoutMs: number;
+  readonly logger: LedgerLogger | undefined;
+  readonly deferReadOnlyUnknown: boolean;
+  readonly markerWarned: Set<string>;
+  newOwner(): string;
+}
+
+/** The body of a ledgered function. */
+export type Body = (args: unknown, options: CallOptions) => unknown;
+
+/** Lease length of one call: the tool's own, else the ledger's. */
+export function leaseTtlOf(ctx: ExecutorContext, call: PreparedCall): number {
+  return call.spec.leaseTtlMs ?? ctx.leaseTtlMs;
+}
+
+/** The record a fresh claim writes. */
+export function freshRecord(ctx: ExecutorContext, call: PreparedCall, now: number): TransitionRecord {
+  const ttl = leaseTtlOf(ctx, call);
+  return {
+    key: call.key,
+    kind: call.spec.kind,
+    tool: call.spec.name,
+    agentId: ctx.agentId,
+    policyVersion: ctx.policyVersion,
+    scope: call.scope,
+    ticket: call.ticket,
+    ticketKey: call.ticketKey,
+    argsFingerprint: call.argsFingerprint,
+    sideEffectClass: call.spec.sideEffectClass,
+    retryPermission: call.spec.retryPermission,
+    spendability: call.spec.spendability,
+    outcome: 'IN_FLIGHT',
+    boundary: 'not_crossed',
+    owner: ctx.newOwner(),
+    fence: 1,
+    version: 1,
+    leaseUntil: ttl > 0 ? now + ttl : null,
+    lastHeartbeatAt: now,
+    attempts: 1,
+    error: null,
+    externalOperationRef: null,
+    providerIdempotencyKey: call.attempt.providerIdempotencyKey,
+    firstAttemptAt: now,
+    operatorResolution: null,
+    receiptRef: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
+}
+
+/**
+ * The record a takeover writes: a new owner and fence over the existing record.
+ *
+ * `proven` is set when a reconciler or an operator verified that the earlier attempt did not
+ * execute; only then does the boundary start again from `not_crossed`.
+ */
+export function takeoverRecord(
+  ctx: ExecutorContext,
+  call: PreparedCall,
+  existing: TransitionRecord,
+  now: number,
+  changes: { readonly proven?: boolean; readonly operatorResolution?: TransitionRecord['operatorResolution'] } = {},
+): TransitionRecord {
+  const ttl = leaseTtlOf(ctx, call);
+  const resetBoundary = changes.proven === true || call.spec.sideEffectClass === 'read';
+  return {
+    ...withoutResult(existing),
+    sideEffectClass: call.spec.sideEffectClass,
+    retryPermission: call.spec.retryPermission,
+    spendability: call.spec.spendability,
+    outcome: 'IN_FLIGHT',
+    boundary: resetBoundary ? 'not_crossed' : existing.boundary,
+    owner: ctx.newOwner(),
+    fence: (Number.isInteger(existing.fence) ? existing.fence : 0) + 1,
+    version: existing.version + 1,
+    leaseUntil: ttl > 0 ? now + ttl : null,
+    lastHeartbeatAt: now,
+    attempts: (Number.isInteger(existing.attempts) ? existing.attempts : 0) + 1,
+    error: null,
+    externalOperationRef: resetBoundary ? null : existing.externalOperationRef,
+    providerIdempotencyKey: call.attempt.providerIdempotencyKey,
+    operatorResolution: changes.operatorResolution ?? existing.operatorResolution,
+    updatedAt: now,
+    completedAt: null,
+  };
+}
+
+/** CAS `next` over `existing`; true when this caller now holds the claim. */
+export async function tryTakeover(ctx: ExecutorContext, existing: TransitionRecord, next: TransitionRecord): Promise<boolean> {
+  try {
+    return await ctx.storage.update(existing.key, existing.version, next);
+  } catch (error) {
+    throw asStorageError('claim', error);
+  }
+}
+

@@ -1,0 +1,121 @@
+/**
+ * The transition ledger: a side effect happens once, however often its call is dispatched.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { systemClock } from '../core/clock.js';
+import { createAsyncScope } from '../core/scope.js';
+import { GuardError } from '../errors.js';
+import type { Body, ExecutorContext } from './claim-records.js';
+import { execute } from './execute.js';
+import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
+import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
+import { normalizeScope } from './transition-key.js';
+import type { CallOptions, Ledger, LedgeredFunction, LedgerOptions, TaskCallOptions, TaskSpec, ToolSpec } from './types.js';
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new GuardError('invalid_option', `\`${name}\` must be a positive number, got \`${value}\``);
+  return value;
+}
+
+function requireText(name: string, value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new GuardError('invalid_option', `\`${name}\` must be a non-empty string`);
+  }
+  return value;
+}
+
+/**
+ * Create a transition ledger over a storage driver.
+ *
+ * @example
+ * import { createLedger, sideEffect, recordExternalOperation } from 'hyphae';
+ * import { createSqliteStorage } from 'hyphae/sqlite';
+ *
+ * const ledger = createLedger({
+ *   storage: createSqliteStorage({ path: '.hyphae/ledger.db' }),
+ *   agentId: 'payment-agent',
+ *   policyVersion: '2026.07.1',
+ * });
+ * const pay = ledger.tool(
+ *   { name: 'send_payment', sideEffectClass: 'keyed_mutate', providerIdempotencyKeyParam: 'idempotencyKey' },
+ *   async (args: { amount: number; idempotencyKey: string }) =>
+ *     sideEffect(async () => {
+ *       const intent = await gateway.charge(args);
+ *       await recordExternalOperation(intent.id);
+ *       return intent;
+ *     }),
+ * );
+ * await pay({ amount: 100, idempotencyKey: 'k1' }, { toolCallId: 'call_abc' });
+ */
+export function createLedger(options: LedgerOptions): Ledger {
+  if (options === null || typeof options !== 'object' || options.storage === undefined) {
+    throw new GuardError('invalid_option', 'createLedger needs a `storage`');
+  }
+  const agentId = requireText('agentId', options.agentId);
+  const policyVersion = requireText('policyVersion', options.policyVersion);
+  const leaseTtlMs = options.leaseTtlMs ?? 300_000;
+  if (!Number.isFinite(leaseTtlMs)) throw new GuardError('invalid_option', `\`leaseTtlMs\` must be a number, got \`${leaseTtlMs}\``);
+  const ownerPrefix = options.ownerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  let claims = 0;
+  const runScope = createAsyncScope<RunContext>();
+
+  const ctx: ExecutorContext = Object.freeze({
+    storage: options.storage,
+    clock: options.clock ?? systemClock,
+    agentId,
+    policyVersion,
+    leaseTtlMs,
+    renewIntervalMs: options.leaseRenewIntervalMs === undefined ? undefined : positive('leaseRenewIntervalMs', options.leaseRenewIntervalMs, 1),
+    pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 25),
+    pollMaxIntervalMs: positive('pollMaxIntervalMs', options.pollMaxIntervalMs, 1_000),
+    pollTimeoutMs: options.pollTimeoutMs === undefined ? undefined : positive('pollTimeoutMs', options.pollTimeoutMs, 1),
+    reconciler: options.reconciler,
+    reconcileTimeoutMs: positive('reconcileTimeoutMs', options.reconcileTimeoutMs, 10_000),
+    logger: options.logger,
+    deferReadOnlyUnknown: options.deferReadOnlyUnknown === true,
+    markerWarned: new Set<string>(),
+    newOwner: () => `${ownerPrefix}#${++claims}`,
+  });
+  const defaultDrift = options.onArgsDrift ?? 'soft';
+
+  function wrap(spec: ResolvedSpec, body: Body) {
+    return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
+      // Preparing the call can throw (arguments with no JSON form): that refuses before any claim.
+      return Promise.resolve().then(() => {
+        const call = prepareCall(spec, agentId, policyVersion, args, callOptions, runScope.get());
+        return execute(ctx, call, body, callOptions);
+      });
+    };
+  }
+
+  return {
+    agentId,
+    policyVersion,
+    storage: options.storage,
+    tool<A, R>(spec: ToolSpec, fn: (args: A, options: CallOptions) => R | Promise<R>): LedgeredFunction<A, Awaited<R>> {
+      const resolved = resolveSpec('tool', spec);
+      const withDrift = Object.freeze({ ...resolved, onArgsDrift: resolved.onArgsDrift ?? defaultDrift });
+      return wrap(withDrift, fn as Body) as LedgeredFunction<A, Awaited<R>>;
+    },
+    task<A, R>(
+      spec: TaskSpec,
+      fn: (args: A, options: TaskCallOptions) => R | Promise<R>,
+    ): LedgeredFunction<A, Awaited<R>, TaskCallOptions> {
+      return wrap(resolveSpec('task', spec), fn as Body) as LedgeredFunction<A, Awaited<R>, TaskCallOptions>;
+    },
+    run(scope, fn) {
+      const outer = runScope.get();
+      const merged = normalizeScope({ ...outer?.scope, ...normalizeScope(scope) });
+      const dispatchId = scope.dispatchId ?? outer?.dispatchId;
+      return runScope.run(dispatchId === undefined ? { scope: merged } : { scope: merged, dispatchId }, fn);
+    },
+    release: (key, input) => releaseTransition(ctx, key, input),
+    markWorkerDead: (key, input) => markWorkerDead(ctx, key, input),
+    waitFor: (key, waitOptions) => waitForTransition(ctx, key, waitOptions),
+    get: (key) => ctx.storage.get(key),
+    list: (query) => ctx.storage.list(query),
+    close: () => ctx.storage.close(),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The claim path of one ledgered call: create or meet the record, resolve the gate, act on it.
+ */
+import {
+  LedgerHardBlockError,
+  LedgerIdentityConflictError,
+  LedgerPollTimeoutError,
+  LedgerSoftBlockError,
+  LedgerStorageCorruptError,
+} from '../errors.js';
+import type { LedgerStorage } from '../storage/ledger-storage.js';
+import { asStorageError } from './active-claim.js';
+import { type Body, type ExecutorContext, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';
+import { resolveHardBlock } from './hard-block.js';
+import type { PreparedCall } from './prepare-call.js';
+import { resolveGate } from './resolve-gate.js';
+import { runClaimed } from './run-claimed.js';
+import { readStoredResult } from './stored-result.js';
+import type { TransitionRecord } from './transition-record.js';
+import type { CallOptions } from './types.js';
+
+async function reread(ctx: ExecutorContext, key: string): Promise<TransitionRecord> {
+  let record: TransitionRecord | null;
+  try {
+    record = await ctx.storage.get(key);
+  } catch (error) {
+    throw asStorageError('read', error);
+  }
+  // Records are never deleted; one that vanished means the store cannot be trusted.
+  if (record === null) throw new LedgerStorageCorruptError(ctx.storage.capabilities.name, `transition \`${key}\` disappeared`);
+  return record;
+}
+
+function pollDeadline(ctx: ExecutorContext, call: PreparedCall, start: number): number {
+  const lease = leaseTtlOf(ctx, call);
+  const requested = ctx.pollTimeoutMs ?? (lease > 0 ? lease : 300_000);
+  return start + (lease > 0 ? Math.max(requested, lease) : requested);
+}
+
+/** Claim, wait for, return or refuse one call. */
+export async function execute(ctx: ExecutorContext, call: PreparedCall, body: Body, options: CallOptions): Promise<unknown> {
+  const met = await createOrMeet(ctx, call);
+  if ('claimed' in met) return runClaimed(ctx, call, met.claimed, body, options);
+  let existing = met.existing;
+
+  const start = ctx.clock.now();
+  let interval = ctx.pollIntervalMs;
+  for (;;) {
+    const now = ctx.clock.now();
+    const decision = resolveGate(existing, call.attempt, now);
+    switch (decision.gate) {
+      case 'RETURN':
+        return readStoredResult(existing);
+      case 'POLL': {
+        const deadline = pollDeadline(ctx, call, start);
+        if (now >= deadline) throw new LedgerPollTimeoutError(existing, now - start);
+        // Wake no later than the lease expiry, so an abandoned claim goes back to the claim path.
+        const untilExpiry = existing.leaseUntil === null ? interval : Math.max(1, existing.leaseUntil - now);
+        await ctx.clock.sleep(Math.min(interval, untilExpiry, deadline - now), options.abortSignal);
+        interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
+        existing = await reread(ctx, existing.key);
+        continue;
+      }
+      case 'SOFT_BLOCK':
+        if (ctx.deferReadOnlyUnknown) throw new LedgerSoftBlockError(existing);
+        break;
+      case 'ALLOW':
+      case 'RECLAIM':
+        break;
+      case 'HARD_BLOCK':
+      case 'REPAIR': {
+        const resolution = await resolveHardBlock(ctx, call, existing, decision);
+        if (resolution.kind === 'return') return resolution.value;
+        if (resolution.kind === 'run') return runClaimed(ctx, call, resolution.record, body, options);
+        existing = resolution.record;
+        continue;
+      }
+    }
+    const next = takeoverRecord(ctx, call, existing, now);
+    if (await tryTakeover(ctx, existing, next)) return runClaimed(ctx, call, next, body, options);
+    existing = await reread(ctx, existing.key);
+  }
+}
+
+/**
+ * Insert a fresh claim, or return the record it meets.
+ *
+ * A ticket held by another transition is an identity conflict when the arguments differ; with
+ * the same tool and arguments (a redispatch after a policy change, say) the holder is the
+ * transition, so its gate applies and nothing runs twice.
+ */
+async function createOrMeet(
+  ctx: ExecutorContext,
+  call: PreparedCall,
+): Promise<{ readonly claimed: TransitionRecord } | { readonly existing: TransitionRecord }> {
+  let record = freshRecord(ctx, call, ctx.clock.now());
+  for (;;) {
+    let outcome: Awaited<ReturnType<LedgerStorage['create']>>;
+    try {
+      outcome = await ctx.storage.create(record);
+    } catch (error) {
+      throw asStorageError('claim', error);
+    }
+    if (outcome.created) return { claimed: record };
+    if (outcome.conflict === 'key') return { existing: outcome.record };
+    const holder = outcome.record;
+    if (holder.tool === call.spec.name && holder.argsFingerprint === call.argsFingerprint) return { existing: holder };
+    const ticket = call.ticket ?? '';
+    switch (call.spec.onArgsDrift) {
+      case 'hard':
+        throw new LedgerHardBlockError(holder, `tool call id \`${ticket}\` was reused with different arguments`);
+      case 'off':
+        record = { ...record, ticketKey: null };
+        continue;
+      default:
+        throw new LedgerIdentityConflictError(holder, ticket, call.spec.name);
+    }
+  }
+}

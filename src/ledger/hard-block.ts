@@ -1,0 +1,109 @@
+/**
+ * What a HARD_BLOCK (or REPAIR) becomes: a consumed operator release, a reconciled result, a
+ * proven-not-executed rerun, or a `LedgerHardBlockError`.
+ *
+ * Two callers reconciling the same record race on one compare-and-set:
+ *
+ *   A: reconcile → NOT_EXECUTED → CAS(v3 → v4, fence+1) wins ─► runs the body once
+ *   B: reconcile → NOT_EXECUTED → CAS(v3 → v4) loses ─► re-reads IN_FLIGHT ─► POLL ─► RETURN
+ */
+import { LedgerHardBlockError } from '../errors.js';
+import { asStorageError } from './active-claim.js';
+import { type ExecutorContext, takeoverRecord, tryTakeover } from './claim-records.js';
+import type { PreparedCall } from './prepare-call.js';
+import type { GateDecision } from './resolve-gate.js';
+import { readStoredResult, toStoredResult, withoutResult } from './stored-result.js';
+import type { TransitionRecord } from './transition-record.js';
+import type { ReconcileVerdict } from './types.js';
+
+/** The next step after a hard block. */
+export type HardBlockResolution =
+  | { readonly kind: 'run'; readonly record: TransitionRecord }
+  | { readonly kind: 'return'; readonly value: unknown }
+  /** The record changed under us: resolve its gate again. */
+  | { readonly kind: 'again'; readonly record: TransitionRecord };
+
+async function reread(ctx: ExecutorContext, key: string, fallback: TransitionRecord): Promise<TransitionRecord> {
+  try {
+    return (await ctx.storage.get(key)) ?? fallback;
+  } catch (error) {
+    throw asStorageError('read', error);
+  }
+}
+
+async function askReconciler(
+  ctx: ExecutorContext,
+  call: PreparedCall,
+  record: TransitionRecord,
+  ref: string,
+): Promise<ReconcileVerdict & { readonly failure?: string }> {
+  const reconciler = call.spec.reconciler ?? ctx.reconciler;
+  if (reconciler === undefined) return { status: 'UNKNOWN', reason: 'no reconciler is configured' };
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<ReconcileVerdict>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error('Reconcile timed out'));
+      resolve({ status: 'UNKNOWN', reason: `the reconciler did not answer within ${ctx.reconcileTimeoutMs} ms` });
+    }, ctx.reconcileTimeoutMs);
+  });
+  try {
+    const verdict = await Promise.race([
+      Promise.resolve().then(() => reconciler({ record, externalOperationRef: ref, args: call.args, signal: controller.signal })),
+      timeout,
+    ]);
+    if (verdict?.status === 'COMPLETED' || verdict?.status === 'NOT_EXECUTED' || verdict?.status === 'UNKNOWN') return verdict;
+    return { status: 'UNKNOWN', reason: 'the reconciler returned no known status' };
+  } catch (error) {
+    // A throwing reconciler proves nothing: fail closed.
+    return { status: 'UNKNOWN', reason: `the reconciler threw: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Resolve a hard block: release, reconcile, or refuse. */
+export async function resolveHardBlock(
+  ctx: ExecutorContext,
+  call: PreparedCall,
+  existing: TransitionRecord,
+  decision: GateDecision,
+): Promise<HardBlockResolution> {
+  const now = ctx.clock.now();
+  const release = existing.operatorResolution;
+  if (release?.verified === 'not_executed' && release.consumedAt === null) {
+    const next = takeoverRecord(ctx, call, existing, now, { proven: true, operatorResolution: { ...release, consumedAt: now } });
+    if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
+    return { kind: 'again', record: await reread(ctx, existing.key, existing) };
+  }
+
+  const ref = existing.externalOperationRef;
+  if (decision.gate === 'REPAIR' || ref === null) {
+    throw new LedgerHardBlockError(existing, decision.reason, { gate: decision.gate === 'REPAIR' ? 'REPAIR' : 'HARD_BLOCK' });
+  }
+  const verdict = await askReconciler(ctx, call, existing, ref);
+  if (verdict.status === 'COMPLETED') {
+    const stored = toStoredResult(verdict.result);
+    const at = ctx.clock.now();
+    const next: TransitionRecord = {
+      ...withoutResult(existing),
+      ...(stored.result === undefined ? {} : { result: stored.result }),
+      outcome: 'COMPLETED',
+      boundary: 'crossed',
+      error: stored.error,
+      owner: null,
+      leaseUntil: null,
+      version: existing.version + 1,
+      updatedAt: at,
+      completedAt: at,
+    };
+    if (await tryTakeover(ctx, existing, next)) return { kind: 'return', value: readStoredResult(next) };
+    return { kind: 'again', record: await reread(ctx, existing.key, existing) };
+  }
+  if (verdict.status === 'NOT_EXECUTED') {
+    const next = takeoverRecord(ctx, call, existing, ctx.clock.now(), { proven: true });
+    if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
+    return { kind: 'again', record: await reread(ctx, existing.key, existing) };
+  }
+  throw new LedgerHardBlockError(existing, `${decision.reason}; reconcile of \`${ref}\`: ${verdict.reason ?? 'UNKNOWN'}`);
+}

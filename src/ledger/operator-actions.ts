@@ -1,0 +1,132 @@
+/**
+ * Operator actions: release a blocked transition, declare a worker dead, wait for an outcome.
+ *
+ * None of them deletes anything; each is a compare-and-set so it cannot race a running owner.
+ */
+import {
+  GuardError,
+  LedgerAlreadyResolvedError,
+  LedgerError,
+  LedgerPollTimeoutError,
+  LedgerReleaseRefusedError,
+} from '../errors.js';
+import { asStorageError } from './active-claim.js';
+import type { ExecutorContext } from './claim-records.js';
+import { isExpired } from './resolve-gate.js';
+import { toStoredResult, withoutResult } from './stored-result.js';
+import type { TransitionRecord } from './transition-record.js';
+import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
+
+function requireAudit(input: AuditInput): void {
+  for (const field of ['by', 'reason'] as const) {
+    if (typeof input[field] !== 'string' || input[field].trim() === '') {
+      throw new GuardError('invalid_argument', `Operator actions need a non-empty \`${field}\``);
+    }
+  }
+}
+
+async function load(ctx: ExecutorContext, key: string): Promise<TransitionRecord | null> {
+  try {
+    return await ctx.storage.get(key);
+  } catch (error) {
+    throw asStorageError('read', error);
+  }
+}
+
+async function write(ctx: ExecutorContext, current: TransitionRecord, next: TransitionRecord): Promise<boolean> {
+  try {
+    return await ctx.storage.update(current.key, current.version, next);
+  } catch (error) {
+    throw asStorageError('operator', error);
+  }
+}
+
+/**
+ * Record what an operator verified with the provider.
+ *
+ * `completed` stores the result and resolves the transition; `not_executed` leaves a one-shot
+ * release that the next call consumes to run the tool exactly once more. Refused while a lease is
+ * held, on a COMPLETED transition, and while an earlier release is still pending.
+ */
+export async function releaseTransition(ctx: ExecutorContext, key: string, input: ReleaseInput): Promise<TransitionRecord> {
+  requireAudit(input);
+  if (input.verified !== 'completed' && input.verified !== 'not_executed') {
+    throw new GuardError('invalid_argument', `Release \`verified\` must be \`completed\` or \`not_executed\`, got \`${String(input.verified)}\``);
+  }
+  const current = await load(ctx, key);
+  if (current === null) throw new LedgerReleaseRefusedError(key, 'no such transition', null);
+  if (current.outcome === 'COMPLETED') throw new LedgerAlreadyResolvedError(current);
+  const now = ctx.clock.now();
+  if (current.outcome === 'IN_FLIGHT' && !isExpired(current, now)) {
+    throw new LedgerReleaseRefusedError(key, `a lease is held by \`${current.owner ?? 'unknown'}\``, current);
+  }
+  if (current.operatorResolution?.verified === 'not_executed' && current.operatorResolution.consumedAt === null) {
+    throw new LedgerReleaseRefusedError(key, 'an earlier release is still pending', current);
+  }
+  const resolution = {
+    verified: input.verified,
+    by: input.by,
+    reason: input.reason,
+    at: now,
+    consumedAt: input.verified === 'completed' ? now : null,
+    previousOutcome: current.outcome,
+  };
+  let next: TransitionRecord = { ...current, operatorResolution: resolution, version: current.version + 1, updatedAt: now };
+  if (input.verified === 'completed') {
+    const stored = toStoredResult(input.result);
+    next = {
+      ...withoutResult(next),
+      ...(stored.result === undefined ? {} : { result: stored.result }),
+      outcome: 'COMPLETED',
+      boundary: 'crossed',
+      error: stored.error,
+      owner: null,
+      leaseUntil: null,
+      completedAt: now,
+    };
+  }
+  if (!(await write(ctx, current, next))) {
+    throw new LedgerReleaseRefusedError(key, 'the transition changed while releasing; read it and try again', current);
+  }
+  return next;
+}
+
+/** Expire the lease of an IN_FLIGHT transition whose worker is known to be dead. */
+export async function markWorkerDead(ctx: ExecutorContext, key: string, input: AuditInput): Promise<TransitionRecord> {
+  requireAudit(input);
+  const current = await load(ctx, key);
+  if (current === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
+  if (current.outcome !== 'IN_FLIGHT') {
+    throw new LedgerError(`Transition \`${key}\` is \`${current.outcome}\`, not IN_FLIGHT`, { code: 'ledger_not_in_flight' });
+  }
+  const now = ctx.clock.now();
+  const next: TransitionRecord = {
+    ...current,
+    leaseUntil: now,
+    error: { name: 'WorkerDead', message: `Worker \`${current.owner ?? 'unknown'}\` marked dead by ${input.by}: ${input.reason}` },
+    version: current.version + 1,
+    updatedAt: now,
+  };
+  if (!(await write(ctx, current, next))) {
+    throw new LedgerError(`Transition \`${key}\` changed while marking its worker dead; read it and try again`, {
+      code: 'ledger_conflict',
+    });
+  }
+  return next;
+}
+
+/** Wait until a transition leaves IN_FLIGHT (or its lease expires) and return it. */
+export async function waitForTransition(ctx: ExecutorContext, key: string, options: WaitOptions = {}): Promise<TransitionRecord> {
+  const start = ctx.clock.now();
+  const timeout = options.timeoutMs ?? (ctx.leaseTtlMs > 0 ? ctx.leaseTtlMs : 300_000);
+  let interval = ctx.pollIntervalMs;
+  for (;;) {
+    const record = await load(ctx, key);
+    if (record === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
+    const now = ctx.clock.now();
+    if (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)) return record;
+    if (now - start >= timeout) throw new LedgerPollTimeoutError(record, now - start);
+    await ctx.clock.sleep(Math.min(interval, timeout - (now - start)), options.signal);
+    interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
+  }
+}

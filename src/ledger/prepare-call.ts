@@ -1,0 +1,157 @@
+/**
+ * Turn a spec, arguments and call options into the identity of one transition.
+ */
+import { fingerprint } from '../core/fingerprint.js';
+import { GuardError } from '../errors.js';
+import { CLASS_DEFAULTS, type RetryPermission, resolveSideEffectClass, type SideEffectClass, type Spendability } from './envelope.js';
+import type { GateAttempt } from './resolve-gate.js';
+import { argsFingerprint, normalizeScope, ticketKey, transitionKey } from './transition-key.js';
+import type { LedgerScope, RecordKind } from './transition-record.js';
+import type { ArgsDriftPolicy, CallOptions, Reconciler, TaskSpec, ToolIdentity, ToolSpec } from './types.js';
+
+/** A spec with its defaults resolved and frozen. */
+export interface ResolvedSpec {
+  readonly kind: RecordKind;
+  readonly name: string;
+  readonly sideEffectClass: SideEffectClass;
+  readonly retryPermission: RetryPermission;
+  readonly spendability: Spendability;
+  readonly providerIdempotencyKeyParam: string | undefined;
+  readonly providerIdempotencyKeyTtlMs: number | undefined;
+  readonly identity: ToolIdentity;
+  readonly excludedParams: readonly string[];
+  readonly reconciler: Reconciler | undefined;
+  readonly leaseTtlMs: number | undefined;
+  readonly onArgsDrift: ArgsDriftPolicy | undefined;
+  readonly idFrom: readonly string[] | undefined;
+}
+
+function invalid(message: string): GuardError {
+  return new GuardError('invalid_spec', message);
+}
+
+/** Check and freeze a tool or task spec. */
+export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec): ResolvedSpec {
+  if (typeof spec.name !== 'string' || spec.name.trim() === '') throw invalid('A ledgered tool needs a non-empty `name`');
+  const rawClass = spec.sideEffectClass ?? (kind === 'task' ? 'idempotent_mutate' : undefined);
+  if (rawClass === undefined) throw invalid(`Tool \`${spec.name}\` must declare \`sideEffectClass\``);
+  const sideEffectClass = resolveSideEffectClass(rawClass);
+  const defaults = CLASS_DEFAULTS[sideEffectClass];
+  const ttl = spec.providerIdempotencyKeyTtlMs;
+  if (ttl !== undefined && (!Number.isFinite(ttl) || ttl < 0)) {
+    throw invalid(`Tool \`${spec.name}\`: \`providerIdempotencyKeyTtlMs\` must be a non-negative number, got \`${ttl}\``);
+  }
+  const keyParam = spec.providerIdempotencyKeyParam;
+  const toolSpec = spec as ToolSpec;
+  const idFrom = (spec as TaskSpec).idFrom;
+  if (idFrom !== undefined && idFrom.length === 0) throw invalid(`Task \`${spec.name}\`: \`idFrom\` must name at least one field`);
+  return Object.freeze({
+    kind,
+    name: spec.name,
+    sideEffectClass,
+    retryPermission: spec.retryPermission ?? defaults.retryPermission,
+    spendability: spec.spendability ?? defaults.spendability,
+    providerIdempotencyKeyParam: keyParam,
+    providerIdempotencyKeyTtlMs: ttl,
+    identity: kind === 'tool' ? (toolSpec.identity ?? 'call') : 'intent',
+    excludedParams: Object.freeze([...(spec.bookkeepingParams ?? []), ...(keyParam === undefined ? [] : [keyParam])]),
+    reconciler: spec.reconciler,
+    leaseTtlMs: spec.leaseTtlMs,
+    onArgsDrift: kind === 'tool' ? toolSpec.onArgsDrift : 'off',
+    idFrom: idFrom === undefined ? undefined : Object.freeze([...idFrom]),
+  });
+}
+
+/** Everything the executor needs to know about one call. */
+export interface PreparedCall {
+  readonly spec: ResolvedSpec;
+  readonly args: unknown;
+  readonly key: string;
+  readonly scope: LedgerScope;
+  readonly ticket: string | null;
+  readonly ticketKey: string | null;
+  readonly argsFingerprint: string;
+  readonly attempt: GateAttempt;
+}
+
+/** The ambient scope and dispatch id set by `ledger.run`. */
+export interface RunContext {
+  readonly scope: LedgerScope;
+  readonly dispatchId?: string;
+}
+
+function providerKeyOf(spec: ResolvedSpec, args: unknown): string | null {
+  const param = spec.providerIdempotencyKeyParam;
+  if (param === undefined || args === null || typeof args !== 'object') return null;
+  const value = (args as Record<string, unknown>)[param];
+  if (value === undefined || value === null || value === '') return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function taskIdOf(spec: ResolvedSpec, args: unknown, options: CallOptions & { taskId?: string }): string {
+  if (options.taskId !== undefined) return options.taskId;
+  if (spec.idFrom !== undefined) {
+    const record = (args ?? {}) as Record<string, unknown>;
+    const picked: Record<string, unknown> = {};
+    for (const field of spec.idFrom) {
+      if (record[field] === undefined) {
+        throw new GuardError('invalid_arguments', `Task \`${spec.name}\` takes its id from \`${field}\`, which is missing`);
+      }
+      picked[field] = record[field];
+    }
+    return fingerprint(picked);
+  }
+  return fingerprint(args ?? null);
+}
+
+/** Compute the identity of one call. */
+export function prepareCall(
+  spec: ResolvedSpec,
+  agentId: string,
+  policyVersion: string,
+  args: unknown,
+  options: CallOptions & { taskId?: string },
+  context: RunContext | undefined,
+): PreparedCall {
+  const scope = normalizeScope(options.scope ?? context?.scope);
+  const attempt: GateAttempt = {
+    providerIdempotencyKey: providerKeyOf(spec, args),
+    providerKeyParamDeclared: spec.providerIdempotencyKeyParam !== undefined,
+    ...(spec.providerIdempotencyKeyTtlMs === undefined ? {} : { providerIdempotencyKeyTtlMs: spec.providerIdempotencyKeyTtlMs }),
+  };
+  if (spec.kind === 'task') {
+    const taskId = taskIdOf(spec, args, options);
+    const identity = fingerprint({ taskId });
+    return {
+      spec,
+      args,
+      scope,
+      ticket: taskId,
+      ticketKey: null,
+      argsFingerprint: identity,
+      attempt,
+      key: transitionKey({ kind: 'task', scope, tool: spec.name, argsFingerprint: identity, sideEffectClass: spec.sideEffectClass, agentId, policyVersion }),
+    };
+  }
+  const fp = argsFingerprint(args, spec.excludedParams);
+  const dispatchId = options.toolCallId ?? options.requestId ?? context?.dispatchId;
+  const ticket = dispatchId ?? null;
+  return {
+    spec,
+    args,
+    scope,
+    ticket,
+    ticketKey: ticket === null || spec.onArgsDrift === 'off' ? null : ticketKey(scope, agentId, ticket),
+    argsFingerprint: fp,
+    attempt,
+    key: transitionKey({
+      scope,
+      tool: spec.name,
+      argsFingerprint: fp,
+      sideEffectClass: spec.sideEffectClass,
+      agentId,
+      policyVersion,
+      ...(spec.identity === 'call' && dispatchId !== undefined ? { dispatchId } : {}),
+    }),
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Pure gate resolvers: what a call does when it meets an existing record.
+ *
+ * Both are total functions of (record, attempt, now) — no I/O, no hidden clock — so every row of
+ * the gate tables is unit-tested and replayable.
+ */
+import { type Gate, isBoundary, isOutcome, isRetryPermission, isSideEffectClass, isSpendability } from './envelope.js';
+import type { TransitionRecord } from './transition-record.js';
+
+/** What the incoming call brings to the gate. */
+export interface GateAttempt {
+  /** The provider idempotency key the call carries, or null. */
+  readonly providerIdempotencyKey: string | null;
+  /** Whether the tool declares a provider idempotency-key parameter. */
+  readonly providerKeyParamDeclared: boolean;
+  /** Opt-in window (ms from the first attempt) in which an UNKNOWN keyed call may retry with the same key. */
+  readonly providerIdempotencyKeyTtlMs?: number;
+}
+
+/** A gate and the rule that chose it. */
+export interface GateDecision {
+  readonly gate: Gate;
+  readonly reason: string;
+}
+
+/** True when the record's lease has passed (`now >= leaseUntil`); an unbounded lease never expires. */
+export function isLeaseExpired(record: Pick<TransitionRecord, 'leaseUntil'>, now: number): boolean {
+  return record.leaseUntil !== null && now >= record.leaseUntil;
+}
+
+/** True for IN_FLIGHT records whose lease has passed: the derived EXPIRED outcome. */
+export function isExpired(record: Pick<TransitionRecord, 'outcome' | 'leaseUntil'>, now: number): boolean {
+  return record.outcome === 'IN_FLIGHT' && isLeaseExpired(record, now);
+}
+
+/**
+ * Why a record cannot be trusted as it stands, or null when it is complete.
+ *
+ * A record missing its vocabulary fields, or holding values outside it, is routed to REPAIR:
+ * ambiguity never resolves to running the side effect.
+ */
+export function findIncompleteField(record: TransitionRecord): string | null {
+  const r = record as Partial<Record<keyof TransitionRecord, unknown>>;
+  if (typeof r.key !== 'string' || r.key === '') return 'key';
+  if (typeof r.tool !== 'string' || r.tool === '') return 'tool';
+  if (!isOutcome(r.outcome)) return 'outcome';
+  if (!isBoundary(r.boundary)) return 'boundary';
+  if (!isSideEffectClass(r.sideEffectClass)) return 'sideEffectClass';
+  if (!isRetryPermission(r.retryPermission)) return 'retryPermission';
+  if (!isSpendability(r.spendability)) return 'spendability';
+  if (!Number.isInteger(r.version) || !Number.isInteger(r.fence)) return 'version';
+  if (r.leaseUntil !== null && typeof r.leaseUntil !== 'number') return 'leaseUntil';
+  if (typeof r.firstAttemptAt !== 'number') return 'firstAttemptAt';
+  if (r.outcome === 'IN_FLIGHT' && (typeof r.owner !== 'string' || r.owner === '')) return 'owner';
+  // A failure "before the effect" with a boundary already moved contradicts itself.
+  if (r.outcome === 'FAILED_BEFORE_EFFECT' && r.boundary === 'maybe_crossed') return 'boundary';
+  return null;
+}
+
+function decide(gate: Gate, reason: string): GateDecision {
+  return { gate, reason };
+}
+
+/**
+ * Gate for side-effecting classes (everything but `read`).
+ *
+ * @example
+ * resolveSideEffectGate(record, { providerIdempotencyKey: null, providerKeyParamDeclared: false }, Date.now());
+ */
+export function resolveSideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
+  const incomplete = findIncompleteField(record);
+  if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
+
+  switch (record.outcome) {
+    case 'COMPLETED':
+      return decide('RETURN', 'completed: the stored result is returned, never re-spent');
+    case 'IN_FLIGHT': {
+      if (!isLeaseExpired(record, now)) {
+        return decide('POLL', record.leaseUntil === null ? 'in flight with an unbounded lease' : 'in flight, lease held');
+      }
+      if (record.boundary !== 'not_crossed') {
+        return decide('HARD_BLOCK', `expired while the boundary was \`${record.boundary}\``);
+      }
+      if (record.spendability === 'single_use' || record.spendability === 'non_replayable') {
+        return decide('HARD_BLOCK', `expired and the effect is \`${record.spendability}\``);
+      }
+      if (record.retryPermission === 'safe_retry') {
+        return decide('ALLOW', 'expired before the boundary; multi_use and safe_retry allow a reclaim');
+      }
+      return decide('HARD_BLOCK', `expired and retry permission is \`${record.retryPermission}\``);
+    }
+    case 'BLOCKED':
+      return decide('HARD_BLOCK', 'blocked');
+    case 'UNKNOWN':
+      return sameProviderKeyWindow(record, attempt, now)
+        ? decide('ALLOW', 'unknown, retried with the same provider idempotency key inside its window')
+        : decide('HARD_BLOCK', 'the outcome of an earlier attempt is unknown');
+    case 'FAILED_AFTER_EFFECT':
+      return decide('HARD_BLOCK', 'failed after the effect crossed its boundary');
+    case 'FAILED_BEFORE_EFFECT':
+      return resolveFailedBeforeEffect(record, attempt);
+  }
+}
+
+function sameProviderKeyWindow(record: TransitionRecord, attempt: GateAttempt, now: number): boolean {
+  const ttl = attempt.providerIdempotencyKeyTtlMs;
+  return (
+    record.retryPermission === 'retry_only_with_same_provider_idempotency_key' &&
+    ttl !== undefined &&
+    ttl > 0 &&
+    attempt.providerIdempotencyKey !== null &&
+    attempt.providerIdempotencyKey === record.providerIdempotencyKey &&
+    now < record.firstAttemptAt + ttl
+  );
+}
+
+function resolveFailedBeforeEffect(record: TransitionRecord, attempt: GateAttempt): GateDecision {
+  if (record.boundary !== 'not_crossed') return decide('HARD_BLOCK', 'the boundary was crossed');
+  switch (record.retryPermission) {
+    case 'never_retry_automatically':
+    case 'manual_reconciliation_required':
+      return decide('HARD_BLOCK', `retry permission is \`${record.retryPermission}\``);
+    case 'retry_only_with_same_provider_idempotency_key':
+      if (!attempt.providerKeyParamDeclared) {
+        return decide('ALLOW', 'no provider key parameter is declared: cooperative retry');
+      }
+      if (attempt.providerIdempotencyKey === null || record.providerIdempotencyKey === null) {
+        return decide('HARD_BLOCK', 'a keyed retry needs the provider idempotency key on both attempts');
+      }
+      return attempt.providerIdempotencyKey === record.providerIdempotencyKey
+        ? decide('ALLOW', 'failed before the effect; same provider idempotency key')
+        : decide('HARD_BLOCK', 'the provider idempotency key differs from the first attempt');
+    case 'safe_retry':
+      return decide('ALLOW', 'failed before the effect; safe to retry');
+  }
+}
+
+/** Gate for the `read` class: reads may retry; only UNKNOWN and BLOCKED ask for a decision. */
+export function resolveReadGate(record: TransitionRecord, _attempt: GateAttempt, now: number): GateDecision {
+  const incomplete = findIncompleteField(record);
+  if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
+  switch (record.outcome) {
+    case 'COMPLETED':
+      return decide('RETURN', 'completed read');
+    case 'IN_FLIGHT':
+      return isLeaseExpired(record, now)
+        ? decide('RECLAIM', 'expired read')
+        : decide('POLL', 'read in flight');
+    case 'FAILED_BEFORE_EFFECT':
+    case 'FAILED_AFTER_EFFECT':
+      return decide('RECLAIM', 'failed read');
+    case 'UNKNOWN':
+    case 'BLOCKED':
+      return decide('SOFT_BLOCK', `read with outcome \`${record.outcome}\``);
+  }
+}
+
+/** The resolver for a record's class. */
+export function resolveGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
+  return record.sideEffectClass === 'read'
+    ? resolveReadGate(record, attempt, now)
+    : resolveSideEffectGate(record, attempt, now);
+}

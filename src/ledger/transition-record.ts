@@ -1,0 +1,77 @@
+/**
+ * The shape of one transition record as stored by every driver.
+ */
+import type { Boundary, Outcome, RetryPermission, SideEffectClass, Spendability } from './envelope.js';
+
+/** A JSON value. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** Where a call runs: the conversation thread, the run inside it, and the graph node. */
+export interface LedgerScope {
+  readonly threadId?: string;
+  readonly runId?: string;
+  readonly node?: string;
+}
+
+/** Whether a record belongs to a tool call or a task. */
+export type RecordKind = 'tool' | 'task';
+
+/** The error a failed attempt left behind. */
+export interface RecordedError {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}
+
+/** The audit trail of an operator release. */
+export interface OperatorResolution {
+  readonly verified: 'completed' | 'not_executed';
+  readonly by: string;
+  readonly reason: string;
+  readonly at: number;
+  /** When the ledger consumed a `not_executed` release to run the tool once more; null while pending. */
+  readonly consumedAt: number | null;
+  /** The outcome the record had when the operator released it. */
+  readonly previousOutcome: Outcome;
+}
+
+/** One transition: the durable state of one intent to run a tool or task. */
+export interface TransitionRecord {
+  readonly key: string;
+  readonly kind: RecordKind;
+  readonly tool: string;
+  readonly agentId: string;
+  readonly policyVersion: string;
+  readonly scope: LedgerScope;
+  /** The tool call id or request id this record was first claimed with. */
+  readonly ticket: string | null;
+  /** The ticket index entry this record holds (derived from scope and ticket), or null. */
+  readonly ticketKey: string | null;
+  readonly argsFingerprint: string;
+  readonly sideEffectClass: SideEffectClass;
+  readonly retryPermission: RetryPermission;
+  readonly spendability: Spendability;
+  readonly outcome: Outcome;
+  readonly boundary: Boundary;
+  /** The claim holding the record (an opaque owner id), or null. */
+  readonly owner: string | null;
+  /** Claim generation: incremented by every claim and takeover. */
+  readonly fence: number;
+  /** Compare-and-set counter: incremented by every write. */
+  readonly version: number;
+  /** Epoch ms at which the lease expires (`now >= leaseUntil` is expired); null is unbounded. */
+  readonly leaseUntil: number | null;
+  readonly lastHeartbeatAt: number | null;
+  readonly attempts: number;
+  /** The stored result of a COMPLETED transition, as JSON; absent when the tool returned nothing. */
+  readonly result?: JsonValue;
+  readonly error: RecordedError | null;
+  readonly externalOperationRef: string | null;
+  readonly providerIdempotencyKey: string | null;
+  readonly firstAttemptAt: number;
+  readonly operatorResolution: OperatorResolution | null;
+  readonly receiptRef: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly completedAt: number | null;
+}

@@ -1,0 +1,156 @@
+/**
+ * Public option and spec types of the ledger.
+ */
+import type { Clock } from '../core/clock.js';
+import type { ListPage, ListQuery, LedgerStorage } from '../storage/ledger-storage.js';
+import type { RetryPermission, SideEffectClass, Spendability } from './envelope.js';
+import type { LedgerScope, TransitionRecord } from './transition-record.js';
+
+/** Where the ledger reports what it cannot raise (a lost completion write, a marker outside a tool). */
+export interface LedgerLogger {
+  debug?(message: string, data?: Readonly<Record<string, unknown>>): void;
+  warn?(message: string, data?: Readonly<Record<string, unknown>>): void;
+  error?(message: string, data?: Readonly<Record<string, unknown>>): void;
+}
+
+/** What to do when a tool call id is reused with different arguments in one run scope. */
+export type ArgsDriftPolicy = 'soft' | 'hard' | 'off';
+
+/** What a reconciler is asked about: a record whose effect may or may not have happened. */
+export interface ReconcileRequest {
+  readonly record: TransitionRecord;
+  /** The provider's operation id recorded with `recordExternalOperation`. */
+  readonly externalOperationRef: string;
+  /** The arguments of the call now asking to run. */
+  readonly args: unknown;
+  /** Aborted when the reconcile timeout passes. */
+  readonly signal: AbortSignal;
+}
+
+/** A reconciler's finding; anything else (a throw, a timeout, `UNKNOWN`) keeps the hard block. */
+export type ReconcileVerdict =
+  | { readonly status: 'COMPLETED'; readonly result?: unknown }
+  | { readonly status: 'NOT_EXECUTED' }
+  | { readonly status: 'UNKNOWN'; readonly reason?: string };
+
+/** Asks the provider whether an operation happened. May be sync or async. */
+export type Reconciler = (request: ReconcileRequest) => ReconcileVerdict | Promise<ReconcileVerdict>;
+
+/** Options of {@link createLedger}. */
+export interface LedgerOptions {
+  readonly storage: LedgerStorage;
+  readonly agentId: string;
+  readonly policyVersion: string;
+  /** Lease length; ≤ 0 is unbounded. Default 300 000 (5 minutes). */
+  readonly leaseTtlMs?: number;
+  /** How often a running call renews its lease. Default a third of the lease. */
+  readonly leaseRenewIntervalMs?: number;
+  /** First poll interval while another owner runs the call. Default 25 ms, doubling to `pollMaxIntervalMs`. */
+  readonly pollIntervalMs?: number;
+  /** Longest poll interval. Default 1 000 ms. */
+  readonly pollMaxIntervalMs?: number;
+  /** How long a caller waits for another owner; never shorter than the lease. */
+  readonly pollTimeoutMs?: number;
+  readonly clock?: Clock;
+  /** Default reconciler for tools that declare none. */
+  readonly reconciler?: Reconciler;
+  /** A reconciler slower than this counts as UNKNOWN. Default 10 000 ms. */
+  readonly reconcileTimeoutMs?: number;
+  readonly logger?: LedgerLogger;
+  /** Default `'soft'`. */
+  readonly onArgsDrift?: ArgsDriftPolicy;
+  /** Raise `LedgerSoftBlockError` instead of retrying a read whose record is UNKNOWN or BLOCKED. */
+  readonly deferReadOnlyUnknown?: boolean;
+  /** Prefix of owner ids written into claims. Default `host:pid:random`. */
+  readonly ownerId?: string;
+}
+
+/** Per-call options: the same shape as an AI SDK tool's `execute` options. */
+export interface CallOptions {
+  readonly toolCallId?: string;
+  readonly requestId?: string;
+  readonly scope?: LedgerScope;
+  readonly abortSignal?: AbortSignal;
+}
+
+/** Options of a task call. */
+export interface TaskCallOptions extends CallOptions {
+  /** Explicit task id; otherwise taken from `idFrom` fields or a hash of the arguments. */
+  readonly taskId?: string;
+}
+
+/** How a tool's transition is identified. */
+export type ToolIdentity = 'call' | 'intent';
+
+/** Declaration of a ledgered tool. */
+export interface ToolSpec {
+  readonly name: string;
+  /** A class name or a configuration alias (`payment`, `email`, …). */
+  readonly sideEffectClass: SideEffectClass | string;
+  readonly retryPermission?: RetryPermission;
+  readonly spendability?: Spendability;
+  /** The argument that carries the provider's idempotency key; excluded from the args fingerprint. */
+  readonly providerIdempotencyKeyParam?: string;
+  /** Opt-in window in which an UNKNOWN keyed call may retry with the same provider key. */
+  readonly providerIdempotencyKeyTtlMs?: number;
+  /** `'call'` (default) keys a transition by its call id; `'intent'` by scope and arguments only. */
+  readonly identity?: ToolIdentity;
+  /** Arguments that are bookkeeping, not intent; excluded from the args fingerprint. */
+  readonly bookkeepingParams?: readonly string[];
+  readonly reconciler?: Reconciler;
+  readonly leaseTtlMs?: number;
+  readonly onArgsDrift?: ArgsDriftPolicy;
+}
+
+/** Declaration of a ledgered task. */
+export interface TaskSpec extends Omit<ToolSpec, 'sideEffectClass' | 'identity' | 'onArgsDrift'> {
+  /** Default `idempotent_mutate`: a crashed task that never crossed a boundary is reclaimed. */
+  readonly sideEffectClass?: SideEffectClass | string;
+  /** Argument fields whose values identify the task. */
+  readonly idFrom?: readonly string[];
+}
+
+/** A ledgered function: same signature as the body, same result for every redispatch. */
+export type LedgeredFunction<A, R, O extends CallOptions = CallOptions> = (args: A, options?: O) => Promise<R>;
+
+/** Operator release of a blocked transition. */
+export interface ReleaseInput {
+  /** What the operator verified with the provider. */
+  readonly verified: 'completed' | 'not_executed';
+  /** The result to store when `verified` is `completed`. */
+  readonly result?: unknown;
+  readonly by: string;
+  readonly reason: string;
+}
+
+/** Who declares a worker dead, and why. */
+export interface AuditInput {
+  readonly by: string;
+  readonly reason: string;
+}
+
+/** Options of {@link Ledger.waitFor}. */
+export interface WaitOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** The ledger: wraps tools and tasks, and offers the operator actions. */
+export interface Ledger {
+  readonly agentId: string;
+  readonly policyVersion: string;
+  readonly storage: LedgerStorage;
+  tool<A, R>(spec: ToolSpec, fn: (args: A, options: CallOptions) => R | Promise<R>): LedgeredFunction<A, Awaited<R>>;
+  task<A, R>(
+    spec: TaskSpec,
+    fn: (args: A, options: TaskCallOptions) => R | Promise<R>,
+  ): LedgeredFunction<A, Awaited<R>, TaskCallOptions>;
+  /** Run `fn` with a ledger scope (thread, run, node) and optionally a dispatch id. */
+  run<R>(scope: LedgerScope & { readonly dispatchId?: string }, fn: () => R): R;
+  release(key: string, input: ReleaseInput): Promise<TransitionRecord>;
+  markWorkerDead(key: string, input: AuditInput): Promise<TransitionRecord>;
+  waitFor(key: string, options?: WaitOptions): Promise<TransitionRecord>;
+  get(key: string): Promise<TransitionRecord | null>;
+  list(query?: ListQuery): Promise<ListPage>;
+  close(): Promise<void>;
+}

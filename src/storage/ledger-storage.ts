@@ -1,0 +1,72 @@
+/**
+ * The storage interface every ledger driver implements: small atomic primitives, no policy.
+ */
+import type { Outcome } from '../ledger/envelope.js';
+import type { RecordKind, TransitionRecord } from '../ledger/transition-record.js';
+
+/** What a driver can promise. */
+export interface StorageCapabilities {
+  /** Driver name, for messages (`memory`, `sqlite`, `redis`, `postgres`). */
+  readonly name: string;
+  /** Several processes may share the store safely. */
+  readonly crossProcess: boolean;
+  /** Records survive the process that wrote them. */
+  readonly durable: boolean;
+}
+
+/** Result of {@link LedgerStorage.create}. */
+export type CreateResult =
+  | { readonly created: true; readonly record: TransitionRecord }
+  /** A record with the same key exists (`conflict: 'key'`), or another record holds the ticket (`'ticket'`). */
+  | { readonly created: false; readonly conflict: 'key' | 'ticket'; readonly record: TransitionRecord };
+
+/** Filter and page of {@link LedgerStorage.list}. */
+export interface ListQuery {
+  readonly outcome?: Outcome | readonly Outcome[];
+  readonly tool?: string;
+  readonly kind?: RecordKind;
+  /** Only records updated at or after this epoch ms. */
+  readonly updatedFrom?: number;
+  /** Only records updated before this epoch ms. */
+  readonly updatedTo?: number;
+  /** Page size; drivers cap it at 1000. Default 100. */
+  readonly limit?: number;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+}
+
+/** One page of records, newest update first. */
+export interface ListPage {
+  readonly records: readonly TransitionRecord[];
+  readonly nextCursor: string | null;
+}
+
+/**
+ * The atomic primitives the ledger composes.
+ *
+ * Drivers hold no policy: they never interpret outcomes, owners or fences. Every method either
+ * completes atomically or throws; a driver never reports success for a write it did not make.
+ */
+export interface LedgerStorage {
+  readonly capabilities: StorageCapabilities;
+  /** The record under `key`, or null. */
+  get(key: string): Promise<TransitionRecord | null>;
+  /**
+   * Insert `record` when no record has its key and, when `record.ticketKey` is set, no other record
+   * holds that ticket; both checks and the insert are one atomic step.
+   */
+  create(record: TransitionRecord): Promise<CreateResult>;
+  /** Replace the record under `key` with `next` when its stored version is `expectedVersion`. */
+  update(key: string, expectedVersion: number, next: TransitionRecord): Promise<boolean>;
+  /** The record holding a ticket index entry, or null. */
+  findByTicket(ticketKey: string): Promise<TransitionRecord | null>;
+  /** One page of records, ordered by update time (newest first), then key. */
+  list(query?: ListQuery): Promise<ListPage>;
+  /** Release what the driver opened; safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** The most records one {@link LedgerStorage.list} page returns. */
+export const MAX_LIST_LIMIT = 1000;
+/** The page size of {@link LedgerStorage.list} when none is given. */
+export const DEFAULT_LIST_LIMIT = 100;
