@@ -47,9 +47,9 @@ export interface RecordErrorOptions extends GuardErrorOptions {
   readonly record: TransitionRecord;
 }
 
-function describeRecord(record: TransitionRecord): string {
+function describeRecord(record: TransitionRecord, outcome: string = record.outcome): string {
   const ref = record.externalOperationRef === null ? 'none' : `\`${record.externalOperationRef}\``;
-  return `tool \`${record.tool}\`, key \`${record.key}\`, outcome \`${record.outcome}\`, boundary \`${record.boundary}\`, external ref ${ref}`;
+  return `tool \`${record.tool}\`, key \`${record.key}\`, outcome \`${outcome}\`, boundary \`${record.boundary}\`, external ref ${ref}`;
 }
 
 /**
@@ -60,9 +60,15 @@ export class LedgerHardBlockError extends LedgerError {
   readonly record: TransitionRecord;
   readonly gate: 'HARD_BLOCK' | 'REPAIR';
   readonly reason: string;
+  /** The record's outcome as the gate saw it: `EXPIRED` for an IN_FLIGHT record whose lease passed. */
+  readonly outcome: string;
 
-  constructor(record: TransitionRecord, reason: string, options: GuardErrorOptions & { gate?: 'HARD_BLOCK' | 'REPAIR' } = {}) {
-    super(`Hard block on ${describeRecord(record)}: ${reason}`, {
+  constructor(
+    record: TransitionRecord,
+    reason: string,
+    options: GuardErrorOptions & { gate?: 'HARD_BLOCK' | 'REPAIR'; outcome?: string } = {},
+  ) {
+    super(`Hard block on ${describeRecord(record, options.outcome)}: ${reason}`, {
       ...options,
       code: 'ledger_hard_block',
       llmMessage:
@@ -72,6 +78,7 @@ export class LedgerHardBlockError extends LedgerError {
     this.record = record;
     this.gate = options.gate ?? 'HARD_BLOCK';
     this.reason = reason;
+    this.outcome = options.outcome ?? record.outcome;
   }
 }
 
@@ -118,7 +125,10 @@ export class LedgerStorageCorruptError extends LedgerError {
   readonly location: string;
 
   constructor(location: string, reason: string, options: GuardErrorOptions = {}) {
-    super(`Ledger storage \`${location}\` cannot be trusted: ${reason}`, { ...options, code: 'ledger_storage_corrupt' });
+    super(`Ledger storage \`${location}\` cannot be trusted: ${reason}`, {
+      ...options,
+      code: 'ledger_storage_corrupt',
+    });
     this.location = location;
   }
 }
@@ -138,7 +148,9 @@ export class LedgerAlreadyResolvedError extends LedgerError {
   readonly record: TransitionRecord;
 
   constructor(record: TransitionRecord) {
-    super(`Transition \`${record.key}\` of tool \`${record.tool}\` is already COMPLETED`, { code: 'ledger_already_resolved' });
+    super(`Transition \`${record.key}\` of tool \`${record.tool}\` is already COMPLETED`, {
+      code: 'ledger_already_resolved',
+    });
     this.record = record;
   }
 }

@@ -1,5 +1,5 @@
-export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { canonicalJson } from './core/canonical-json.js';
+export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { fingerprint, sha256Hex } from './core/fingerprint.js';
 export { type AsyncScope, createAsyncScope } from './core/scope.js';
 export {
@@ -47,7 +47,13 @@ export {
   resolveReadGate,
   resolveSideEffectGate,
 } from './ledger/resolve-gate.js';
-export { argsFingerprint, TRANSITION_KEY_SCHEMA, ticketKey, transitionKey, type TransitionKeyInput } from './ledger/transition-key.js';
+export {
+  argsFingerprint,
+  TRANSITION_KEY_SCHEMA,
+  type TransitionKeyInput,
+  ticketKey,
+  transitionKey,
+} from './ledger/transition-key.js';
 export type {
   JsonValue,
   LedgerScope,
@@ -61,9 +67,9 @@ export type {
   AuditInput,
   CallOptions,
   Ledger,
+  LedgeredFunction,
   LedgerLogger,
   LedgerOptions,
-  LedgeredFunction,
   ReconcileRequest,
   Reconciler,
   ReconcileVerdict,

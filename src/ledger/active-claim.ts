@@ -86,7 +86,10 @@ export class ActiveClaim {
       const next: TransitionRecord = {
         ...base,
         ...changes,
-        boundary: advanceBoundary(base.boundary, advanceBoundary(changes.boundary ?? base.boundary, this.#pendingBoundary)),
+        boundary: advanceBoundary(
+          base.boundary,
+          advanceBoundary(changes.boundary ?? base.boundary, this.#pendingBoundary),
+        ),
         version: base.version + 1,
         updatedAt: now,
       };
@@ -108,7 +111,12 @@ export class ActiveClaim {
       const stored = await this.#storage.get(base.key).catch((error: unknown) => {
         throw asStorageError(operation, error);
       });
-      if (stored !== null && stored.owner === base.owner && stored.fence === base.fence && stored.outcome === 'IN_FLIGHT') {
+      if (
+        stored !== null &&
+        stored.owner === base.owner &&
+        stored.fence === base.fence &&
+        stored.outcome === 'IN_FLIGHT'
+      ) {
         // Still ours (nothing else writes an owned record): adopt the stored version and retry.
         this.#current = stored;
         continue;

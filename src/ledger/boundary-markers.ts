@@ -4,7 +4,7 @@
  * They find the running claim through AsyncLocalStorage, so they work in any async code the body
  * awaits. Outside a ledgered tool they do nothing and say so once through the ledger's logger.
  */
-import { createAsyncScope } from '../core/scope.js';
+import { type AsyncScope, createAsyncScope } from '../core/scope.js';
 import type { ActiveClaim } from './active-claim.js';
 import type { LedgerLogger } from './types.js';
 
@@ -17,7 +17,7 @@ export interface MarkerContext {
 }
 
 /** The async-local slot carrying the running claim (set by the ledger, read by the markers). */
-export const markerScope = createAsyncScope<MarkerContext>();
+export const markerScope: AsyncScope<MarkerContext> = createAsyncScope<MarkerContext>();
 
 function activeClaim(marker: string): ActiveClaim | null {
   const context = markerScope.get();

@@ -110,11 +110,14 @@ export function takeoverRecord(
 }
 
 /** CAS `next` over `existing`; true when this caller now holds the claim. */
-export async function tryTakeover(ctx: ExecutorContext, existing: TransitionRecord, next: TransitionRecord): Promise<boolean> {
+export async function tryTakeover(
+  ctx: ExecutorContext,
+  existing: TransitionRecord,
+  next: TransitionRecord,
+): Promise<boolean> {
   try {
     return await ctx.storage.update(existing.key, existing.version, next);
   } catch (error) {
     throw asStorageError('claim', error);
   }
 }
-

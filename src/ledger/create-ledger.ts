@@ -11,11 +11,20 @@ import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
 import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
 import { normalizeScope } from './transition-key.js';
-import type { CallOptions, Ledger, LedgeredFunction, LedgerOptions, TaskCallOptions, TaskSpec, ToolSpec } from './types.js';
+import type {
+  CallOptions,
+  Ledger,
+  LedgeredFunction,
+  LedgerOptions,
+  TaskCallOptions,
+  TaskSpec,
+  ToolSpec,
+} from './types.js';
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new GuardError('invalid_option', `\`${name}\` must be a positive number, got \`${value}\``);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new GuardError('invalid_option', `\`${name}\` must be a positive number, got \`${value}\``);
   return value;
 }
 
@@ -56,7 +65,8 @@ export function createLedger(options: LedgerOptions): Ledger {
   const agentId = requireText('agentId', options.agentId);
   const policyVersion = requireText('policyVersion', options.policyVersion);
   const leaseTtlMs = options.leaseTtlMs ?? 300_000;
-  if (!Number.isFinite(leaseTtlMs)) throw new GuardError('invalid_option', `\`leaseTtlMs\` must be a number, got \`${leaseTtlMs}\``);
+  if (!Number.isFinite(leaseTtlMs))
+    throw new GuardError('invalid_option', `\`leaseTtlMs\` must be a number, got \`${leaseTtlMs}\``);
   const ownerPrefix = options.ownerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   let claims = 0;
   const runScope = createAsyncScope<RunContext>();
@@ -67,10 +77,14 @@ export function createLedger(options: LedgerOptions): Ledger {
     agentId,
     policyVersion,
     leaseTtlMs,
-    renewIntervalMs: options.leaseRenewIntervalMs === undefined ? undefined : positive('leaseRenewIntervalMs', options.leaseRenewIntervalMs, 1),
+    renewIntervalMs:
+      options.leaseRenewIntervalMs === undefined
+        ? undefined
+        : positive('leaseRenewIntervalMs', options.leaseRenewIntervalMs, 1),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 25),
     pollMaxIntervalMs: positive('pollMaxIntervalMs', options.pollMaxIntervalMs, 1_000),
-    pollTimeoutMs: options.pollTimeoutMs === undefined ? undefined : positive('pollTimeoutMs', options.pollTimeoutMs, 1),
+    pollTimeoutMs:
+      options.pollTimeoutMs === undefined ? undefined : positive('pollTimeoutMs', options.pollTimeoutMs, 1),
     reconciler: options.reconciler,
     reconcileTimeoutMs: positive('reconcileTimeoutMs', options.reconcileTimeoutMs, 10_000),
     logger: options.logger,

@@ -10,7 +10,14 @@ import {
 } from '../errors.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { asStorageError } from './active-claim.js';
-import { type Body, type ExecutorContext, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';
+import {
+  type Body,
+  type ExecutorContext,
+  freshRecord,
+  leaseTtlOf,
+  takeoverRecord,
+  tryTakeover,
+} from './claim-records.js';
 import { resolveHardBlock } from './hard-block.js';
 import type { PreparedCall } from './prepare-call.js';
 import { resolveGate } from './resolve-gate.js';
@@ -27,7 +34,8 @@ async function reread(ctx: ExecutorContext, key: string): Promise<TransitionReco
     throw asStorageError('read', error);
   }
   // Records are never deleted; one that vanished means the store cannot be trusted.
-  if (record === null) throw new LedgerStorageCorruptError(ctx.storage.capabilities.name, `transition \`${key}\` disappeared`);
+  if (record === null)
+    throw new LedgerStorageCorruptError(ctx.storage.capabilities.name, `transition \`${key}\` disappeared`);
   return record;
 }
 
@@ -38,7 +46,12 @@ function pollDeadline(ctx: ExecutorContext, call: PreparedCall, start: number): 
 }
 
 /** Claim, wait for, return or refuse one call. */
-export async function execute(ctx: ExecutorContext, call: PreparedCall, body: Body, options: CallOptions): Promise<unknown> {
+export async function execute(
+  ctx: ExecutorContext,
+  call: PreparedCall,
+  body: Body,
+  options: CallOptions,
+): Promise<unknown> {
   const met = await createOrMeet(ctx, call);
   if ('claimed' in met) return runClaimed(ctx, call, met.claimed, body, options);
   let existing = met.existing;

@@ -11,7 +11,7 @@ import { LedgerHardBlockError } from '../errors.js';
 import { asStorageError } from './active-claim.js';
 import { type ExecutorContext, takeoverRecord, tryTakeover } from './claim-records.js';
 import type { PreparedCall } from './prepare-call.js';
-import type { GateDecision } from './resolve-gate.js';
+import { type GateDecision, isExpired } from './resolve-gate.js';
 import { readStoredResult, toStoredResult, withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
 import type { ReconcileVerdict } from './types.js';
@@ -49,14 +49,20 @@ async function askReconciler(
   });
   try {
     const verdict = await Promise.race([
-      Promise.resolve().then(() => reconciler({ record, externalOperationRef: ref, args: call.args, signal: controller.signal })),
+      Promise.resolve().then(() =>
+        reconciler({ record, externalOperationRef: ref, args: call.args, signal: controller.signal }),
+      ),
       timeout,
     ]);
-    if (verdict?.status === 'COMPLETED' || verdict?.status === 'NOT_EXECUTED' || verdict?.status === 'UNKNOWN') return verdict;
+    if (verdict?.status === 'COMPLETED' || verdict?.status === 'NOT_EXECUTED' || verdict?.status === 'UNKNOWN')
+      return verdict;
     return { status: 'UNKNOWN', reason: 'the reconciler returned no known status' };
   } catch (error) {
     // A throwing reconciler proves nothing: fail closed.
-    return { status: 'UNKNOWN', reason: `the reconciler threw: ${error instanceof Error ? error.message : String(error)}` };
+    return {
+      status: 'UNKNOWN',
+      reason: `the reconciler threw: ${error instanceof Error ? error.message : String(error)}`,
+    };
   } finally {
     clearTimeout(timer);
   }
@@ -72,14 +78,21 @@ export async function resolveHardBlock(
   const now = ctx.clock.now();
   const release = existing.operatorResolution;
   if (release?.verified === 'not_executed' && release.consumedAt === null) {
-    const next = takeoverRecord(ctx, call, existing, now, { proven: true, operatorResolution: { ...release, consumedAt: now } });
+    const next = takeoverRecord(ctx, call, existing, now, {
+      proven: true,
+      operatorResolution: { ...release, consumedAt: now },
+    });
     if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }
 
   const ref = existing.externalOperationRef;
+  const outcome = isExpired(existing, now) ? 'EXPIRED' : existing.outcome;
   if (decision.gate === 'REPAIR' || ref === null) {
-    throw new LedgerHardBlockError(existing, decision.reason, { gate: decision.gate === 'REPAIR' ? 'REPAIR' : 'HARD_BLOCK' });
+    throw new LedgerHardBlockError(existing, decision.reason, {
+      gate: decision.gate === 'REPAIR' ? 'REPAIR' : 'HARD_BLOCK',
+      outcome,
+    });
   }
   const verdict = await askReconciler(ctx, call, existing, ref);
   if (verdict.status === 'COMPLETED') {
@@ -105,5 +118,11 @@ export async function resolveHardBlock(
     if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }
-  throw new LedgerHardBlockError(existing, `${decision.reason}; reconcile of \`${ref}\`: ${verdict.reason ?? 'UNKNOWN'}`);
+  throw new LedgerHardBlockError(
+    existing,
+    `${decision.reason}; reconcile of \`${ref}\`: ${verdict.reason ?? 'UNKNOWN'}`,
+    {
+      outcome,
+    },
+  );
 }

@@ -48,10 +48,17 @@ async function write(ctx: ExecutorContext, current: TransitionRecord, next: Tran
  * release that the next call consumes to run the tool exactly once more. Refused while a lease is
  * held, on a COMPLETED transition, and while an earlier release is still pending.
  */
-export async function releaseTransition(ctx: ExecutorContext, key: string, input: ReleaseInput): Promise<TransitionRecord> {
+export async function releaseTransition(
+  ctx: ExecutorContext,
+  key: string,
+  input: ReleaseInput,
+): Promise<TransitionRecord> {
   requireAudit(input);
   if (input.verified !== 'completed' && input.verified !== 'not_executed') {
-    throw new GuardError('invalid_argument', `Release \`verified\` must be \`completed\` or \`not_executed\`, got \`${String(input.verified)}\``);
+    throw new GuardError(
+      'invalid_argument',
+      `Release \`verified\` must be \`completed\` or \`not_executed\`, got \`${String(input.verified)}\``,
+    );
   }
   const current = await load(ctx, key);
   if (current === null) throw new LedgerReleaseRefusedError(key, 'no such transition', null);
@@ -71,7 +78,12 @@ export async function releaseTransition(ctx: ExecutorContext, key: string, input
     consumedAt: input.verified === 'completed' ? now : null,
     previousOutcome: current.outcome,
   };
-  let next: TransitionRecord = { ...current, operatorResolution: resolution, version: current.version + 1, updatedAt: now };
+  let next: TransitionRecord = {
+    ...current,
+    operatorResolution: resolution,
+    version: current.version + 1,
+    updatedAt: now,
+  };
   if (input.verified === 'completed') {
     const stored = toStoredResult(input.result);
     next = {
@@ -97,13 +109,18 @@ export async function markWorkerDead(ctx: ExecutorContext, key: string, input: A
   const current = await load(ctx, key);
   if (current === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
   if (current.outcome !== 'IN_FLIGHT') {
-    throw new LedgerError(`Transition \`${key}\` is \`${current.outcome}\`, not IN_FLIGHT`, { code: 'ledger_not_in_flight' });
+    throw new LedgerError(`Transition \`${key}\` is \`${current.outcome}\`, not IN_FLIGHT`, {
+      code: 'ledger_not_in_flight',
+    });
   }
   const now = ctx.clock.now();
   const next: TransitionRecord = {
     ...current,
     leaseUntil: now,
-    error: { name: 'WorkerDead', message: `Worker \`${current.owner ?? 'unknown'}\` marked dead by ${input.by}: ${input.reason}` },
+    error: {
+      name: 'WorkerDead',
+      message: `Worker \`${current.owner ?? 'unknown'}\` marked dead by ${input.by}: ${input.reason}`,
+    },
     version: current.version + 1,
     updatedAt: now,
   };
@@ -116,7 +133,11 @@ export async function markWorkerDead(ctx: ExecutorContext, key: string, input: A
 }
 
 /** Wait until a transition leaves IN_FLIGHT (or its lease expires) and return it. */
-export async function waitForTransition(ctx: ExecutorContext, key: string, options: WaitOptions = {}): Promise<TransitionRecord> {
+export async function waitForTransition(
+  ctx: ExecutorContext,
+  key: string,
+  options: WaitOptions = {},
+): Promise<TransitionRecord> {
   const start = ctx.clock.now();
   const timeout = options.timeoutMs ?? (ctx.leaseTtlMs > 0 ? ctx.leaseTtlMs : 300_000);
   let interval = ctx.pollIntervalMs;

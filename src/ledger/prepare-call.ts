@@ -3,7 +3,13 @@
  */
 import { fingerprint } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
-import { CLASS_DEFAULTS, type RetryPermission, resolveSideEffectClass, type SideEffectClass, type Spendability } from './envelope.js';
+import {
+  CLASS_DEFAULTS,
+  type RetryPermission,
+  resolveSideEffectClass,
+  type SideEffectClass,
+  type Spendability,
+} from './envelope.js';
 import type { GateAttempt } from './resolve-gate.js';
 import { argsFingerprint, normalizeScope, ticketKey, transitionKey } from './transition-key.js';
 import type { LedgerScope, RecordKind } from './transition-record.js';
@@ -32,19 +38,23 @@ function invalid(message: string): GuardError {
 
 /** Check and freeze a tool or task spec. */
 export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec): ResolvedSpec {
-  if (typeof spec.name !== 'string' || spec.name.trim() === '') throw invalid('A ledgered tool needs a non-empty `name`');
+  if (typeof spec.name !== 'string' || spec.name.trim() === '')
+    throw invalid('A ledgered tool needs a non-empty `name`');
   const rawClass = spec.sideEffectClass ?? (kind === 'task' ? 'idempotent_mutate' : undefined);
   if (rawClass === undefined) throw invalid(`Tool \`${spec.name}\` must declare \`sideEffectClass\``);
   const sideEffectClass = resolveSideEffectClass(rawClass);
   const defaults = CLASS_DEFAULTS[sideEffectClass];
   const ttl = spec.providerIdempotencyKeyTtlMs;
   if (ttl !== undefined && (!Number.isFinite(ttl) || ttl < 0)) {
-    throw invalid(`Tool \`${spec.name}\`: \`providerIdempotencyKeyTtlMs\` must be a non-negative number, got \`${ttl}\``);
+    throw invalid(
+      `Tool \`${spec.name}\`: \`providerIdempotencyKeyTtlMs\` must be a non-negative number, got \`${ttl}\``,
+    );
   }
   const keyParam = spec.providerIdempotencyKeyParam;
   const toolSpec = spec as ToolSpec;
   const idFrom = (spec as TaskSpec).idFrom;
-  if (idFrom !== undefined && idFrom.length === 0) throw invalid(`Task \`${spec.name}\`: \`idFrom\` must name at least one field`);
+  if (idFrom !== undefined && idFrom.length === 0)
+    throw invalid(`Task \`${spec.name}\`: \`idFrom\` must name at least one field`);
   return Object.freeze({
     kind,
     name: spec.name,
@@ -95,7 +105,10 @@ function taskIdOf(spec: ResolvedSpec, args: unknown, options: CallOptions & { ta
     const picked: Record<string, unknown> = {};
     for (const field of spec.idFrom) {
       if (record[field] === undefined) {
-        throw new GuardError('invalid_arguments', `Task \`${spec.name}\` takes its id from \`${field}\`, which is missing`);
+        throw new GuardError(
+          'invalid_arguments',
+          `Task \`${spec.name}\` takes its id from \`${field}\`, which is missing`,
+        );
       }
       picked[field] = record[field];
     }
@@ -117,7 +130,9 @@ export function prepareCall(
   const attempt: GateAttempt = {
     providerIdempotencyKey: providerKeyOf(spec, args),
     providerKeyParamDeclared: spec.providerIdempotencyKeyParam !== undefined,
-    ...(spec.providerIdempotencyKeyTtlMs === undefined ? {} : { providerIdempotencyKeyTtlMs: spec.providerIdempotencyKeyTtlMs }),
+    ...(spec.providerIdempotencyKeyTtlMs === undefined
+      ? {}
+      : { providerIdempotencyKeyTtlMs: spec.providerIdempotencyKeyTtlMs }),
   };
   if (spec.kind === 'task') {
     const taskId = taskIdOf(spec, args, options);
@@ -130,7 +145,15 @@ export function prepareCall(
       ticketKey: null,
       argsFingerprint: identity,
       attempt,
-      key: transitionKey({ kind: 'task', scope, tool: spec.name, argsFingerprint: identity, sideEffectClass: spec.sideEffectClass, agentId, policyVersion }),
+      key: transitionKey({
+        kind: 'task',
+        scope,
+        tool: spec.name,
+        argsFingerprint: identity,
+        sideEffectClass: spec.sideEffectClass,
+        agentId,
+        policyVersion,
+      }),
     };
   }
   const fp = argsFingerprint(args, spec.excludedParams);

@@ -76,7 +76,10 @@ export function resolveSideEffectGate(record: TransitionRecord, attempt: GateAtt
       return decide('RETURN', 'completed: the stored result is returned, never re-spent');
     case 'IN_FLIGHT': {
       if (!isLeaseExpired(record, now)) {
-        return decide('POLL', record.leaseUntil === null ? 'in flight with an unbounded lease' : 'in flight, lease held');
+        return decide(
+          'POLL',
+          record.leaseUntil === null ? 'in flight with an unbounded lease' : 'in flight, lease held',
+        );
       }
       if (record.boundary !== 'not_crossed') {
         return decide('HARD_BLOCK', `expired while the boundary was \`${record.boundary}\``);
@@ -143,9 +146,7 @@ export function resolveReadGate(record: TransitionRecord, _attempt: GateAttempt,
     case 'COMPLETED':
       return decide('RETURN', 'completed read');
     case 'IN_FLIGHT':
-      return isLeaseExpired(record, now)
-        ? decide('RECLAIM', 'expired read')
-        : decide('POLL', 'read in flight');
+      return isLeaseExpired(record, now) ? decide('RECLAIM', 'expired read') : decide('POLL', 'read in flight');
     case 'FAILED_BEFORE_EFFECT':
     case 'FAILED_AFTER_EFFECT':
       return decide('RECLAIM', 'failed read');

@@ -4,8 +4,8 @@
 import { LedgerFencedError } from '../errors.js';
 import { ActiveClaim } from './active-claim.js';
 import { markerScope } from './boundary-markers.js';
-import type { Boundary, Outcome } from './envelope.js';
 import type { Body, ExecutorContext } from './claim-records.js';
+import type { Boundary, Outcome } from './envelope.js';
 import type { PreparedCall } from './prepare-call.js';
 import { toRecordedError, toStoredResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
@@ -54,7 +54,9 @@ export async function runClaimed(
   const stopRenewal = startRenewal(ctx, claim, ttl);
   let value: unknown;
   try {
-    value = await markerScope.run({ claim, logger: ctx.logger, warned: ctx.markerWarned }, () => body(call.args, options));
+    value = await markerScope.run({ claim, logger: ctx.logger, warned: ctx.markerWarned }, () =>
+      body(call.args, options),
+    );
   } catch (error) {
     stopRenewal();
     await recordFailure(ctx, claim, error);
@@ -76,7 +78,11 @@ export async function runClaimed(
     if (error instanceof LedgerFencedError) throw error;
     // The effect happened and the caller gets its result; the record stays IN_FLIGHT (ambiguous),
     // so a redispatch after the lease will be blocked or reconciled, never silently re-run.
-    ctx.logger?.error?.('Completion could not be recorded', { key: record.key, tool: record.tool, error: toRecordedError(error) });
+    ctx.logger?.error?.('Completion could not be recorded', {
+      key: record.key,
+      tool: record.tool,
+      error: toRecordedError(error),
+    });
   }
   return value;
 }
@@ -92,6 +98,9 @@ async function recordFailure(ctx: ExecutorContext, claim: ActiveClaim, error: un
     }));
   } catch (storageError) {
     // The tool's own error wins; the record stays IN_FLIGHT and its lease decides what comes next.
-    ctx.logger?.error?.('Failure could not be recorded', { key: claim.record.key, error: toRecordedError(storageError) });
+    ctx.logger?.error?.('Failure could not be recorded', {
+      key: claim.record.key,
+      error: toRecordedError(storageError),
+    });
   }
 }

@@ -2,7 +2,7 @@
  * Public option and spec types of the ledger.
  */
 import type { Clock } from '../core/clock.js';
-import type { ListPage, ListQuery, LedgerStorage } from '../storage/ledger-storage.js';
+import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
 import type { RetryPermission, SideEffectClass, Spendability } from './envelope.js';
 import type { LedgerScope, TransitionRecord } from './transition-record.js';
 

@@ -59,7 +59,8 @@ export function decodeCursor(cursor: string): ListPosition {
 /** The page size a query asks for, clamped to 1..{@link MAX_LIST_LIMIT}. */
 export function listLimit(query: ListQuery): number {
   const limit = query.limit ?? DEFAULT_LIST_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`List limit must be a positive integer, got \`${limit}\``);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new RangeError(`List limit must be a positive integer, got \`${limit}\``);
   return Math.min(limit, MAX_LIST_LIMIT);
 }
 
