@@ -1,0 +1,197 @@
+/**
+ * SQLite ledger storage (`hyphae/sqlite`): the embedded default, safe across processes on one host.
+ */
+import { resolve } from 'node:path';
+import { LedgerStorageUnavailableError } from '../errors.js';
+import type { TransitionRecord } from '../ledger/transition-record.js';
+import type { CreateResult, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
+import { decodeCursor, decodeRecord, encodeCursor, encodeRecord, listLimit } from './record-codec.js';
+import { mapSqliteError } from './sqlite/map-sqlite-error.js';
+import { isTransientFile, openSqliteConnection, type SqliteConnection } from './sqlite/open-connection.js';
+import { sqliteTables } from './sqlite/schema.js';
+import type { SqliteDatabase } from './sqlite/sqlite-database.js';
+import { decodeTransitionRow, insertParams, listWhere, updateParams } from './sqlite/transition-rows.js';
+
+export type { SqliteDatabase, SqliteRunResult, SqliteStatement, SqliteTransaction } from './sqlite/sqlite-database.js';
+
+/** Where the store lives: a file path the driver opens, or a database the caller owns. */
+export type SqliteStorageOptions = { readonly path: string } | { readonly database: SqliteDatabase };
+
+/** Tuning of a SQLite store. */
+export interface SqliteStorageSettings {
+  /** Prefix of the table names; letters, digits and underscores. Default `hyphae_`. */
+  readonly tablePrefix?: string;
+  /**
+   * `FULL` (default) makes every commit survive power loss, which a `maybe_crossed` mark needs.
+   * `NORMAL` survives a process crash but may lose the last commits on power loss.
+   */
+  readonly synchronous?: 'FULL' | 'NORMAL';
+  /** How long a write waits for another connection's lock before failing. Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** A {@link LedgerStorage} backed by SQLite. */
+export interface SqliteStorage extends LedgerStorage {
+  /** Create the tables when absent and check the schema version; runs before the first operation anyway. */
+  ensureSchema(): Promise<void>;
+  /** The database file (absolute) or the caller's database name, as named in errors. */
+  readonly location: string;
+}
+
+function resolveSource(options: SqliteStorageOptions): { location: string; transient: boolean } {
+  if ('database' in options) {
+    const { name, memory } = options.database;
+    return { location: name === undefined || name === '' ? 'sqlite database' : name, transient: memory === true };
+  }
+  const transient = isTransientFile(options.path);
+  return { location: transient ? ':memory:' : resolve(options.path), transient };
+}
+
+function checkSettings(settings: SqliteStorageSettings): { synchronous: 'FULL' | 'NORMAL'; busyTimeoutMs: number } {
+  const { synchronous = 'FULL', busyTimeoutMs = 5000 } = settings;
+  if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
+    throw new RangeError(`SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``);
+  }
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new RangeError(`SQLite \`busyTimeoutMs\` must be a non-negative integer, got \`${busyTimeoutMs}\``);
+  }
+  return { synchronous, busyTimeoutMs };
+}
+
+/**
+ * Create a SQLite ledger store.
+ *
+ * With `path`, `better-sqlite3` is loaded on first use, the parent directory is created and the
+ * connection runs in WAL mode; `close()` closes it. With `database`, the caller's connection is used
+ * (its `synchronous` and `busy_timeout` are set, its journal mode is left alone) and never closed.
+ * Creates run under `BEGIN IMMEDIATE`; updates are a compare-and-set on the version column.
+ *
+ * @param options `{ path }` of the database file, or `{ database }`: a better-sqlite3 `Database`.
+ * @example
+ * import { createLedger } from 'hyphae';
+ * import { createSqliteStorage } from 'hyphae/sqlite';
+ *
+ * const storage = createSqliteStorage({ path: '.hyphae/ledger.db' });
+ * const ledger = createLedger({ storage, agentId: 'payment-agent', policyVersion: '2026.07.1' });
+ */
+export function createSqliteStorage(
+  options: SqliteStorageOptions,
+  settings: SqliteStorageSettings = {},
+): SqliteStorage {
+  const { location, transient } = resolveSource(options);
+  const plan = {
+    source: 'database' in options ? { database: options.database } : { file: transient ? ':memory:' : location },
+    tables: sqliteTables(settings.tablePrefix ?? 'hyphae_'),
+    ...checkSettings(settings),
+    location,
+  };
+  let connecting: Promise<SqliteConnection> | null = null;
+  let closing: Promise<void> | null = null;
+
+  function connect(): Promise<SqliteConnection> {
+    // A failed open is forgotten so the next operation tries again (a busy lock may have cleared).
+    connecting ??= openSqliteConnection(plan).catch((error: unknown) => {
+      connecting = null;
+      throw error;
+    });
+    return connecting;
+  }
+
+  function closedError(operation: string, what: string): LedgerStorageUnavailableError {
+    return new LedgerStorageUnavailableError(operation, {
+      cause: new Error(`SQLite ${what} \`${location}\` is closed`),
+    });
+  }
+
+  async function run<T>(operation: string, body: (connection: SqliteConnection) => T): Promise<T> {
+    if (closing !== null) throw closedError(operation, 'ledger storage');
+    const connection = await connect();
+    if (closing !== null) throw closedError(operation, 'ledger storage');
+    if (connection.db.open === false) throw closedError(operation, 'database');
+    try {
+      return body(connection);
+    } catch (error) {
+      throw mapSqliteError(error, operation, location);
+    }
+  }
+
+  const decode = (row: unknown): TransitionRecord | null =>
+    row === undefined ? null : decodeTransitionRow(row, location);
+
+  return {
+    capabilities: Object.freeze({ name: 'sqlite', crossProcess: !transient, durable: !transient }),
+    location,
+
+    async ensureSchema() {
+      await run('ensureSchema', () => undefined);
+    },
+
+    async get(key) {
+      return run('get', ({ statements }) => decode(statements.selectByKey.get(key)));
+    },
+
+    async create(record) {
+      const doc = encodeRecord(record);
+      return run('create', ({ db, statements }): CreateResult => {
+        // Both checks and the insert run under one write lock. Two creators A and B of one key or
+        // ticket, in this process or another:
+        //   A: BEGIN IMMEDIATE takes the lock      B: BEGIN IMMEDIATE waits (up to busy_timeout)
+        //   A: no row by key or ticket → INSERT, COMMIT
+        //   B: takes the lock, finds A's row → returns it as the conflict; writes nothing
+        const existing = db
+          .transaction(() => {
+            const byKey = decode(statements.selectByKey.get(record.key));
+            if (byKey !== null) return { conflict: 'key' as const, record: byKey };
+            const holder = record.ticketKey === null ? null : decode(statements.selectByTicket.get(record.ticketKey));
+            if (holder !== null) return { conflict: 'ticket' as const, record: holder };
+            statements.insert.run(...insertParams(record, doc));
+            return null;
+          })
+          .immediate();
+        if (existing !== null) return { created: false, ...existing };
+        return { created: true, record: decodeRecord(doc, `${location}#${record.key}`) };
+      });
+    },
+
+    async update(key, expectedVersion, next) {
+      if (next.key !== key) {
+        throw new RangeError(`Record key \`${next.key}\` does not match the updated key \`${key}\``);
+      }
+      const doc = encodeRecord(next);
+      // One statement is atomic: of two writers holding the same version, the second matches no row.
+      return run('update', ({ statements }) => {
+        return statements.update.run(...updateParams(key, expectedVersion, next, doc)).changes === 1;
+      });
+    },
+
+    async findByTicket(ticketKey) {
+      return run('findByTicket', ({ statements }) => decode(statements.selectByTicket.get(ticketKey)));
+    },
+
+    async list(query: ListQuery = {}) {
+      return run('list', ({ statements }): ListPage => {
+        const limit = listLimit(query);
+        const { where, params } = listWhere(query, query.cursor === undefined ? null : decodeCursor(query.cursor));
+        const rows = statements.list(where).all(...params, limit + 1);
+        const records = rows.slice(0, limit).map((row) => decodeTransitionRow(row, location));
+        const last = records.at(-1);
+        return { records, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(last) : null };
+      });
+    },
+
+    close() {
+      closing ??= (async () => {
+        const pending = connecting;
+        connecting = null;
+        const connection = pending === null ? null : await pending.catch(() => null);
+        if (connection === null || !connection.owned) return;
+        try {
+          connection.db.close();
+        } catch (error) {
+          throw mapSqliteError(error, 'close', location);
+        }
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The SQLite driver's schema: a `meta` table holding the schema version and the `transitions` table.
+ */
+import { LedgerStorageCorruptError } from '../../errors.js';
+import type { SqliteDatabase } from './sqlite-database.js';
+
+/** The schema version this code writes and reads. */
+export const SQLITE_SCHEMA_VERSION = 1;
+
+/** The table names of one store, unquoted (every name is a plain identifier). */
+export interface SqliteTables {
+  readonly meta: string;
+  readonly transitions: string;
+}
+
+const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$|^$/;
+
+/** The table names for `prefix`; a prefix that is not a plain SQL identifier is refused. */
+export function sqliteTables(prefix: string): SqliteTables {
+  if (!PREFIX_PATTERN.test(prefix)) {
+    throw new RangeError(
+      `Table prefix \`${prefix}\` must be letters, digits and underscores, not starting with a digit`,
+    );
+  }
+  return { meta: `${prefix}meta`, transitions: `${prefix}transitions` };
+}
+
+function createStatements(tables: SqliteTables): string {
+  const t = tables.transitions;
+  return `
+    CREATE TABLE IF NOT EXISTS "${t}" (
+      key TEXT PRIMARY KEY NOT NULL,
+      ticket_key TEXT UNIQUE,
+      tool TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      outcome TEXT NOT NULL,
+      updated_at INTEGER NOT NULL,
+      version INTEGER NOT NULL,
+      doc TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS "${t}_updated_idx" ON "${t}" (updated_at DESC, key DESC);
+    CREATE INDEX IF NOT EXISTS "${t}_outcome_idx" ON "${t}" (outcome, updated_at DESC, key DESC);
+    CREATE INDEX IF NOT EXISTS "${t}_tool_idx" ON "${t}" (tool, updated_at DESC, key DESC);
+  `;
+}
+
+function tableExists(db: SqliteDatabase, name: string): boolean {
+  const row = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name);
+  return row !== undefined;
+}
+
+function readVersion(db: SqliteDatabase, tables: SqliteTables): unknown {
+  if (!tableExists(db, tables.meta)) return undefined;
+  const row = db.prepare(`SELECT value FROM "${tables.meta}" WHERE name = 'schema_version'`).get() as
+    | { value?: unknown }
+    | undefined;
+  return row?.value;
+}
+
+/** True when the store is at the current version; throws when it cannot be trusted. */
+function checkVersion(db: SqliteDatabase, tables: SqliteTables, location: string): boolean {
+  const stored = readVersion(db, tables);
+  if (stored === undefined) return false;
+  const version = typeof stored === 'string' && /^[1-9][0-9]*$/.test(stored) ? Number(stored) : Number.NaN;
+  if (Number.isNaN(version)) {
+    throw new LedgerStorageCorruptError(location, `schema version \`${String(stored)}\` is not a version number`);
+  }
+  if (version > SQLITE_SCHEMA_VERSION) {
+    throw new LedgerStorageCorruptError(
+      location,
+      `schema version \`${version}\` is newer than this version of hyphae reads (\`${SQLITE_SCHEMA_VERSION}\`); upgrade hyphae`,
+    );
+  }
+  // A version row without its table means records were lost; recreating it would read as empty.
+  if (!tableExists(db, tables.transitions)) {
+    throw new LedgerStorageCorruptError(location, `table \`${tables.transitions}\` is missing`);
+  }
+  return true;
+}
+
+/**
+ * Create the tables when absent and check the schema version; idempotent and safe to run from
+ * several processes at once (the creation runs under `BEGIN IMMEDIATE`).
+ */
+export function ensureSqliteSchema(db: SqliteDatabase, tables: SqliteTables, location: string): void {
+  if (checkVersion(db, tables, location)) return;
+  db.transaction(() => {
+    // Re-read under the write lock: another process may have created the schema meanwhile.
+    if (checkVersion(db, tables, location)) return;
+    db.exec(`CREATE TABLE IF NOT EXISTS "${tables.meta}" (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
+    db.exec(createStatements(tables));
+    db.prepare(`INSERT INTO "${tables.meta}" (name, value) VALUES ('schema_version', ?)`).run(
+      String(SQLITE_SCHEMA_VERSION),
+    );
+  }).immediate();
+}

@@ -1,0 +1,44 @@
+/**
+ * The storage conformance suite: one behaviour contract every `LedgerStorage` driver runs.
+ *
+ * Published code: it uses `node:assert/strict` and registers with whatever test framework the
+ * caller passes, so it imports none.
+ */
+import { createConformanceSuite, type StorageConformanceOptions } from './storage-conformance/harness.js';
+import { defineLifecycleCases } from './storage-conformance/lifecycle-cases.js';
+import { defineListCases } from './storage-conformance/list-cases.js';
+import { defineRaceCases } from './storage-conformance/race-cases.js';
+import { defineRecordCases } from './storage-conformance/record-cases.js';
+import { defineUpdateCases } from './storage-conformance/update-cases.js';
+
+export type { ConformanceTestApi, StorageConformanceOptions } from './storage-conformance/harness.js';
+export { makeTestRecord } from './storage-conformance/make-test-record.js';
+
+/**
+ * Register the storage conformance cases for one driver.
+ *
+ * `open()` must return a new client on the same store at every call: the concurrency cases race
+ * several clients against each other. Cases use random keys and tool names, so a shared server needs
+ * no wipe between them; every client a case opens is closed when it ends.
+ *
+ * @example
+ * import { describe, it } from 'vitest';
+ * import { createSqliteStorage } from 'hyphae/sqlite';
+ * import { describeStorageConformance } from 'hyphae/testing';
+ *
+ * describeStorageConformance({
+ *   name: 'sqlite',
+ *   open: () => createSqliteStorage({ path: '/tmp/ledger-conformance.db' }),
+ *   api: { describe, it },
+ * });
+ */
+export function describeStorageConformance(options: StorageConformanceOptions): void {
+  const suite = createConformanceSuite(options);
+  options.api.describe(`${options.name} storage conformance`, () => {
+    defineRecordCases(suite);
+    defineUpdateCases(suite);
+    defineListCases(suite);
+    defineRaceCases(suite);
+    defineLifecycleCases(suite);
+  });
+}

@@ -1,0 +1,77 @@
+/**
+ * The frame every conformance case runs in: fresh clients per case, all closed when it ends.
+ */
+import type { LedgerStorage } from '../../storage/ledger-storage.js';
+
+/** The test-framework functions the suite registers with; Vitest's `describe` and `it` fit. */
+export interface ConformanceTestApi {
+  describe(name: string, fn: () => void): void;
+  it(name: string, fn: () => Promise<void>, timeout?: number): void;
+}
+
+/** What a driver passes to {@link describeStorageConformance}. */
+export interface StorageConformanceOptions {
+  /** Driver name, shown in the suite title. */
+  readonly name: string;
+  /** A NEW client (its own connection) on the same store at each call; race cases open several. */
+  readonly open: () => Promise<LedgerStorage> | LedgerStorage;
+  /** Runs before every case (cases use random keys, so most stores need none). */
+  readonly reset?: () => Promise<void>;
+  readonly api: ConformanceTestApi;
+  /** How many clients race in the concurrency cases. Default `[2, 8, 32]`. */
+  readonly concurrency?: readonly number[];
+  /** Timeout of the concurrency cases, in ms. Default 30000. */
+  readonly raceTimeoutMs?: number;
+}
+
+/** Opens clients for one case; each is closed when the case ends. */
+export interface CaseClients {
+  open(): Promise<LedgerStorage>;
+  openMany(count: number): Promise<LedgerStorage[]>;
+}
+
+/** The registration helper the case groups share. */
+export interface ConformanceSuite {
+  readonly concurrency: readonly number[];
+  readonly raceTimeoutMs: number;
+  group(name: string, fn: () => void): void;
+  test(name: string, body: (clients: CaseClients) => Promise<void>, timeout?: number): void;
+}
+
+/** Build the registration helper for one driver. */
+export function createConformanceSuite(options: StorageConformanceOptions): ConformanceSuite {
+  const { api, open: openClient, reset } = options;
+  return {
+    concurrency: options.concurrency ?? [2, 8, 32],
+    raceTimeoutMs: options.raceTimeoutMs ?? 30_000,
+    group(name, fn) {
+      api.describe(name, fn);
+    },
+    test(name, body, timeout) {
+      api.it(
+        name,
+        async function runConformanceCase() {
+          await reset?.();
+          const opened: LedgerStorage[] = [];
+          const clients: CaseClients = {
+            async open() {
+              const client = await openClient();
+              opened.push(client);
+              return client;
+            },
+            openMany(count) {
+              return Promise.all(Array.from({ length: count }, () => clients.open()));
+            },
+          };
+          try {
+            await body(clients);
+          } finally {
+            // Cases may close clients themselves; closing twice is part of the contract.
+            await Promise.allSettled(opened.map((client) => client.close()));
+          }
+        },
+        timeout,
+      );
+    },
+  };
+}

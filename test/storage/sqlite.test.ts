@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, it } from 'vitest';
+import { createSqliteStorage } from '../../src/storage/sqlite.js';
+import { describeStorageConformance } from '../../src/testing/index.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-conformance-'));
+const callerDatabases: Database.Database[] = [];
+
+afterAll(() => {
+  for (const db of callerDatabases) db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+// Each open() is a new connection to one file, as separate processes would have.
+describeStorageConformance({
+  name: 'sqlite',
+  open: () => createSqliteStorage({ path: join(dir, 'opened-by-driver.db') }),
+  api: { describe, it },
+});
+
+// The caller's own connections (rollback journal, custom prefix, relaxed sync): the contract holds too.
+describeStorageConformance({
+  name: 'sqlite with caller databases',
+  open: () => {
+    const db = new Database(join(dir, 'opened-by-caller.db'));
+    callerDatabases.push(db);
+    return createSqliteStorage({ database: db }, { tablePrefix: 'custom_', synchronous: 'NORMAL' });
+  },
+  api: { describe, it },
+  concurrency: [2, 8],
+});
