@@ -40,13 +40,15 @@ async function askReconciler(
   const reconciler = call.spec.reconciler ?? ctx.reconciler;
   if (reconciler === undefined) return { status: 'UNKNOWN', reason: 'no reconciler is configured' };
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<ReconcileVerdict>((resolve) => {
-    timer = setTimeout(() => {
+  const timer = new AbortController();
+  // The timeout runs on the ledger's clock, so a manual clock drives it in tests and replays.
+  const timeout = ctx.clock.sleep(ctx.reconcileTimeoutMs, timer.signal).then(
+    (): ReconcileVerdict => {
       controller.abort(new Error('Reconcile timed out'));
-      resolve({ status: 'UNKNOWN', reason: `the reconciler did not answer within ${ctx.reconcileTimeoutMs} ms` });
-    }, ctx.reconcileTimeoutMs);
-  });
+      return { status: 'UNKNOWN', reason: `the reconciler did not answer within ${ctx.reconcileTimeoutMs} ms` };
+    },
+    (): ReconcileVerdict => ({ status: 'UNKNOWN', reason: 'the reconcile was cancelled' }),
+  );
   try {
     const verdict = await Promise.race([
       Promise.resolve().then(() =>
@@ -64,7 +66,7 @@ async function askReconciler(
       reason: `the reconciler threw: ${error instanceof Error ? error.message : String(error)}`,
     };
   } finally {
-    clearTimeout(timer);
+    timer.abort();
   }
 }
 
