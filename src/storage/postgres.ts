@@ -1,0 +1,174 @@
+/**
+ * PostgreSQL ledger storage (`hyphae/postgres`): `INSERT … ON CONFLICT` and `UPDATE … WHERE version`.
+ */
+import { LedgerStorageUnavailableError } from '../errors.js';
+import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
+import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, toStorageError } from './postgres/pool.js';
+import { createStatement, listStatement, rowRecord, storedRow, updateStatement } from './postgres/queries.js';
+import { migrationError, migrationSql, tableNames } from './postgres/schema.js';
+import { decodeRecord, encodeCursor, encodeRecord } from './record-codec.js';
+
+export type { PgPoolLike, PgQueryResultLike } from './postgres/pool.js';
+
+/** How the PostgreSQL driver reaches the server: a pool of yours, or a connection string. */
+export type PostgresConnectionOptions =
+  /** A `pg.Pool` (or anything shaped like it); the storage never ends it. */
+  | { readonly pool: PgPoolLike }
+  /** A `postgres://` URL; the storage loads `pg`, creates a pool on first use and ends it on `close()`. */
+  | { readonly connectionString: string };
+
+/** Settings of the PostgreSQL driver. */
+export interface PostgresStorageSettings {
+  /** Schema of the tables; default `public`. Created when missing. */
+  readonly schema?: string;
+  /** Prefix of the table names (`<prefix>meta`, `<prefix>transitions`); default `hyphae_`. */
+  readonly tablePrefix?: string;
+}
+
+/** Ledger storage backed by PostgreSQL. */
+export interface PostgresStorage extends LedgerStorage {
+  /**
+   * Create the schema, tables and indexes when missing; idempotent and safe when processes race.
+   * Operations run it on first use; call it at deploy time to fail early. A store written by a
+   * newer version of hyphae is refused with `LedgerStorageCorruptError`.
+   */
+  ensureSchema(): Promise<void>;
+}
+
+const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'postgres', crossProcess: true, durable: true });
+
+/** How often `create` re-reads when the row that blocked its insert was not yet visible. */
+const CREATE_ATTEMPTS = 5;
+
+/**
+ * Create a ledger storage on PostgreSQL; nothing connects until the first operation.
+ *
+ * @example
+ * import pg from 'pg';
+ * import { createPostgresStorage } from 'hyphae/postgres';
+ *
+ * const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+ * const storage = createPostgresStorage({ pool }, { schema: 'agents', tablePrefix: 'hyphae_' });
+ * await storage.ensureSchema(); // optional: the first operation runs it too
+ * const ledger = createLedger({ storage, agentId: 'payment-agent', policyVersion: '1' });
+ */
+export function createPostgresStorage(
+  connection: PostgresConnectionOptions,
+  settings: PostgresStorageSettings = {},
+): PostgresStorage {
+  const schema = settings.schema ?? 'public';
+  const tablePrefix = settings.tablePrefix ?? 'hyphae_';
+  const names = tableNames(schema, tablePrefix);
+  const source: PgConnection =
+    'pool' in connection ? borrowedPool(connection.pool) : ownedPool(connection.connectionString);
+  const locationOf = (key: string): string => `postgres:${names.label}transitions#${key}`;
+  let migrated: Promise<void> | null = null;
+
+  async function migrate(operation: string): Promise<void> {
+    const pool = await source.pool(operation);
+    try {
+      await pool.query(migrationSql(names, schema, tablePrefix));
+    } catch (error) {
+      throw toStorageError(operation, migrationError(names, error));
+    }
+  }
+
+  /** Migrate once per storage; a failed attempt is forgotten so the next operation tries again. */
+  function ensureSchemaFor(operation: string): Promise<void> {
+    migrated ??= migrate(operation).catch((error: unknown) => {
+      migrated = null;
+      throw error;
+    });
+    return migrated;
+  }
+
+  /** Run `body` with a pool on a migrated schema, translating every failure into a storage error. */
+  async function withPool<T>(operation: string, body: (pool: PgPoolLike) => Promise<T>): Promise<T> {
+    await ensureSchemaFor(operation);
+    const pool = await source.pool(operation);
+    try {
+      return await body(pool);
+    } catch (error) {
+      throw toStorageError(operation, error);
+    }
+  }
+
+  return {
+    capabilities: CAPABILITIES,
+
+    ensureSchema() {
+      return ensureSchemaFor('ensureSchema');
+    },
+
+    async get(key) {
+      return withPool('get', async (pool) => {
+        const { rows } = await pool.query(`SELECT doc, ticket_key FROM ${names.transitions} WHERE key = $1`, [key]);
+        return rows[0] === undefined ? null : rowRecord(storedRow(rows[0]), locationOf(key));
+      });
+    },
+
+    async create(record): Promise<CreateResult> {
+      const doc = encodeRecord(record);
+      // Built before any I/O so an unstorable record is a RangeError, not an unavailable store.
+      const statement = createStatement(names, record, doc);
+      return withPool('create', async (pool) => {
+        for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
+          const { rows } = await pool.query(statement.text, statement.values);
+          const found = rows.map((row) => ({ status: (row as { status?: unknown }).status, row }));
+          if (found.some((entry) => entry.status === 'created')) {
+            return { created: true, record: decodeRecord(doc, locationOf(record.key)) };
+          }
+          for (const conflict of ['key', 'ticket'] as const) {
+            const entry = found.find((candidate) => candidate.status === conflict);
+            if (entry !== undefined) {
+              return { created: false, conflict, record: rowRecord(storedRow(entry.row), locationOf(record.key)) };
+            }
+          }
+        }
+        throw new LedgerStorageUnavailableError('create', {
+          cause: new Error(
+            `The row blocking the insert of \`${record.key}\` stayed invisible after ${CREATE_ATTEMPTS} attempts`,
+          ),
+        });
+      });
+    },
+
+    async update(key, expectedVersion, next) {
+      const statement = updateStatement(names, key, expectedVersion, next, encodeRecord(next));
+      return withPool('update', async (pool) => {
+        const { rowCount } = await pool.query(statement.text, statement.values);
+        return rowCount === 1;
+      });
+    },
+
+    async findByTicket(ticketKey) {
+      return withPool('findByTicket', async (pool) => {
+        const { rows } = await pool.query(
+          `SELECT key, doc, ticket_key FROM ${names.transitions} WHERE ticket_key = $1`,
+          [ticketKey],
+        );
+        if (rows[0] === undefined) return null;
+        const row = storedRow(rows[0]);
+        return rowRecord(row, locationOf(row.key));
+      });
+    },
+
+    async list(query: ListQuery = {}): Promise<ListPage> {
+      const statement = listStatement(names, query);
+      return withPool('list', async (pool) => {
+        const { rows } = await pool.query(statement.text, statement.values);
+        const stored = rows.map(storedRow);
+        const page = stored.slice(0, statement.limit);
+        const last = page.at(-1);
+        return {
+          records: page.map((row) => rowRecord(row, locationOf(row.key))),
+          nextCursor: stored.length > statement.limit && last !== undefined ? encodeCursor(last) : null,
+        };
+      });
+    },
+
+    async close() {
+      await source.close();
+    },
+  };
+}

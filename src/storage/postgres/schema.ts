@@ -1,0 +1,120 @@
+/**
+ * Table names and the idempotent schema migration of the PostgreSQL driver.
+ */
+import { createHash } from 'node:crypto';
+import { LedgerStorageCorruptError } from '../../errors.js';
+
+/** The schema version this driver reads and writes. */
+export const SCHEMA_VERSION = 1;
+
+/** SQLSTATE the migration raises when the stored schema is newer than {@link SCHEMA_VERSION}. */
+const SCHEMA_TOO_NEW = 'HY001';
+/** SQLSTATE the migration raises when the stored schema version is not a number. */
+const SCHEMA_UNREADABLE = 'HY002';
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Room left for the longest derived name (`<prefix>transitions_updated_idx`) in 63 bytes. */
+const MAX_PREFIX_LENGTH = 40;
+
+/** The qualified, quoted names of the driver's tables and indexes. */
+export interface TableNames {
+  /** `schema.prefix` for messages. */
+  readonly label: string;
+  readonly schema: string;
+  readonly meta: string;
+  readonly transitions: string;
+  /** Key of the advisory lock that serialises migrations of these tables. */
+  readonly lockKey: string;
+}
+
+/** Validate `schema` and `tablePrefix` and derive the table names; anything unsafe is refused. */
+export function tableNames(schema: string, tablePrefix: string): TableNames {
+  if (!IDENTIFIER.test(schema) || schema.length > 63) {
+    throw new RangeError(`Schema name \`${schema}\` must match \`[A-Za-z_][A-Za-z0-9_]*\` (at most 63 characters)`);
+  }
+  if (!(IDENTIFIER.test(tablePrefix) && tablePrefix.length <= MAX_PREFIX_LENGTH)) {
+    throw new RangeError(
+      `Table prefix \`${tablePrefix}\` must match \`[A-Za-z_][A-Za-z0-9_]*\` (at most ${MAX_PREFIX_LENGTH} characters)`,
+    );
+  }
+  const quote = (name: string): string => `"${schema}"."${tablePrefix}${name}"`;
+  const digest = createHash('sha256').update(`hyphae:${schema}.${tablePrefix}`).digest();
+  return {
+    label: `${schema}.${tablePrefix}`,
+    schema: `"${schema}"`,
+    meta: quote('meta'),
+    transitions: quote('transitions'),
+    lockKey: digest.readBigInt64BE(0).toString(),
+  };
+}
+
+/**
+ * The migration, as one DO block: PostgreSQL runs it in one transaction, so the advisory lock it
+ * takes is held until every table exists and two processes migrating at once simply queue.
+ *
+ * Race it handles: processes A and B both start on an empty database; A takes the lock, creates
+ * the tables and commits; B then takes the lock, reads version 1 (each statement of the block sees
+ * what committed before it) and returns without touching anything.
+ */
+export function migrationSql(names: TableNames, schema: string, tablePrefix: string): string {
+  const index = (suffix: string): string => `"${tablePrefix}transitions_${suffix}_idx"`;
+  return `DO $hyphae$
+DECLARE
+  found text;
+BEGIN
+  PERFORM pg_advisory_xact_lock(${names.lockKey});
+  IF to_regclass('${names.meta}') IS NOT NULL THEN
+    SELECT value INTO found FROM ${names.meta} WHERE name = 'schema_version';
+  END IF;
+  IF found IS NOT NULL AND found !~ '^[0-9]{1,9}$' THEN
+    RAISE EXCEPTION 'unreadable schema version' USING ERRCODE = '${SCHEMA_UNREADABLE}', DETAIL = found;
+  END IF;
+  IF found::integer > ${SCHEMA_VERSION} THEN
+    RAISE EXCEPTION 'schema version too new' USING ERRCODE = '${SCHEMA_TOO_NEW}', DETAIL = found;
+  END IF;
+  IF found::integer = ${SCHEMA_VERSION} THEN
+    RETURN;
+  END IF;
+  IF NOT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = '${schema}') THEN
+    CREATE SCHEMA ${names.schema};
+  END IF;
+  CREATE TABLE IF NOT EXISTS ${names.meta} (
+    name text PRIMARY KEY,
+    value text NOT NULL
+  );
+  CREATE TABLE IF NOT EXISTS ${names.transitions} (
+    key text COLLATE "C" PRIMARY KEY,
+    ticket_key text COLLATE "C" UNIQUE,
+    tool text NOT NULL,
+    kind text NOT NULL,
+    outcome text NOT NULL,
+    updated_at bigint NOT NULL,
+    version integer NOT NULL,
+    doc text NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS ${index('outcome')} ON ${names.transitions} (outcome);
+  CREATE INDEX IF NOT EXISTS ${index('tool')} ON ${names.transitions} (tool);
+  CREATE INDEX IF NOT EXISTS ${index('updated')} ON ${names.transitions} (updated_at, key);
+  INSERT INTO ${names.meta} (name, value) VALUES ('schema_version', '${SCHEMA_VERSION}')
+    ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value;
+END
+$hyphae$`;
+}
+
+/** Turn the migration's own refusals into a fail-closed corruption error; other errors pass. */
+export function migrationError(names: TableNames, error: unknown): unknown {
+  const { code, detail } = (error ?? {}) as { code?: unknown; detail?: unknown };
+  const found = typeof detail === 'string' ? detail : '?';
+  const location = `postgres:${names.label}meta`;
+  if (code === SCHEMA_TOO_NEW) {
+    return new LedgerStorageCorruptError(
+      location,
+      `schema version \`${found}\` is newer than the \`${SCHEMA_VERSION}\` this version of hyphae knows`,
+      { cause: error },
+    );
+  }
+  if (code === SCHEMA_UNREADABLE) {
+    return new LedgerStorageCorruptError(location, `schema version \`${found}\` is not a number`, { cause: error });
+  }
+  return error;
+}

@@ -1,0 +1,161 @@
+/**
+ * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
+ */
+import type { TransitionRecord } from '../ledger/transition-record.js';
+import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
+import { decodeRecord, encodeRecord } from './record-codec.js';
+import {
+  borrowedConnection,
+  createScriptRunner,
+  ownedConnection,
+  type RedisClientLike,
+  type RedisConnection,
+  replyArray,
+  replyText,
+  toStorageError,
+} from './redis/connection.js';
+import { listRecords, marker, planList } from './redis/list.js';
+import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
+
+export type { RedisClientLike } from './redis/connection.js';
+
+/** How the Redis driver reaches the server: a connected client of yours, or a URL. */
+export type RedisConnectionOptions =
+  /** A connected node-redis v5 client; the storage never closes it. */
+  | { readonly client: RedisClientLike }
+  /** A `redis://` URL; the storage loads `redis`, connects on first use and closes on `close()`. */
+  | { readonly url: string };
+
+/** Settings of the Redis driver. */
+export interface RedisStorageSettings {
+  /** Prefix of every key the driver writes; default `hyphae:`. Put a hash tag in it on Redis Cluster. */
+  readonly prefix?: string;
+}
+
+/** Ledger storage backed by Redis. */
+export interface RedisStorage extends LedgerStorage {
+  /** The prefix of every key this storage reads and writes. */
+  readonly prefix: string;
+}
+
+const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'redis', crossProcess: true, durable: true });
+
+/**
+ * Create a ledger storage on Redis; nothing connects until the first operation.
+ *
+ * Every write is one Lua script (create with its ticket index entry, compare-and-set update), run
+ * with EVALSHA and loaded again when the server answers NOSCRIPT. Durability is the server's: use
+ * AOF with `appendfsync always` (or `everysec` knowingly) for a ledger that must survive a crash.
+ *
+ * @example
+ * import { createClient } from 'redis';
+ * import { createRedisStorage } from 'hyphae/redis';
+ *
+ * const client = await createClient({ url: 'redis://127.0.0.1:6379' }).connect();
+ * const storage = createRedisStorage({ client }, { prefix: 'payments:' });
+ * const ledger = createLedger({ storage, agentId: 'payment-agent', policyVersion: '1' });
+ * // or let the storage own its client: createRedisStorage({ url: 'redis://127.0.0.1:6379' })
+ */
+export function createRedisStorage(
+  connection: RedisConnectionOptions,
+  settings: RedisStorageSettings = {},
+): RedisStorage {
+  const prefix = settings.prefix ?? 'hyphae:';
+  const source: RedisConnection =
+    'client' in connection ? borrowedConnection(connection.client) : ownedConnection(connection.url);
+  const scripts = createScriptRunner();
+  const recordPrefix = `${prefix}rec:`;
+  const indexKey = `${prefix}updated`;
+  const recordKey = (key: string): string => `${recordPrefix}${key}`;
+  const ticketIndexKey = (ticketKey: string): string => `${prefix}ticket:${ticketKey}`;
+  const locationOf = (key: string): string => `redis:${recordKey(key)}`;
+
+  /** Run `body` with a ready client, translating every failure into a storage error. */
+  async function withClient<T>(
+    operation: string,
+    location: string,
+    body: (client: RedisClientLike) => Promise<T>,
+  ): Promise<T> {
+    const client = await source.client(operation);
+    try {
+      return await body(client);
+    } catch (error) {
+      throw toStorageError(operation, location, error);
+    }
+  }
+
+  /** The script arguments that describe a record: JSON, version, list score and filter fields. */
+  function recordArgs(record: TransitionRecord, doc: string): string[] {
+    const { version, updatedAt, outcome, tool, kind, ticketKey } = record;
+    return [doc, String(version), String(updatedAt), outcome, tool, kind, marker(ticketKey)];
+  }
+
+  return {
+    prefix,
+    capabilities: CAPABILITIES,
+
+    async get(key) {
+      return withClient('get', locationOf(key), async (client) => {
+        const text = replyText(await client.sendCommand(['HGET', recordKey(key), 'doc']));
+        return text === null ? null : decodeRecord(text, locationOf(key));
+      });
+    },
+
+    async create(record): Promise<CreateResult> {
+      return withClient('create', locationOf(record.key), async (client) => {
+        const keys = [recordKey(record.key), indexKey];
+        if (record.ticketKey !== null) keys.push(ticketIndexKey(record.ticketKey));
+        const doc = encodeRecord(record);
+        const args = [recordPrefix, record.key, ...recordArgs(record, doc)];
+        const [status, text] = replyArray(await scripts.run(client, CREATE_RECORD_SCRIPT, keys, args)).map(replyText);
+        if (status === 'created') return { created: true, record: decodeRecord(doc, locationOf(record.key)) };
+        if ((status === 'key' || status === 'ticket') && typeof text === 'string') {
+          return { created: false, conflict: status, record: decodeRecord(text, locationOf(record.key)) };
+        }
+        throw new TypeError('Unexpected reply from the Redis create script');
+      });
+    },
+
+    async update(key, expectedVersion, next) {
+      return withClient('update', locationOf(key), async (client) => {
+        let candidate = next;
+        // At most two rounds: the stored ticket never changes, so a re-encoded record matches it.
+        for (let round = 0; round < 2; round += 1) {
+          const args = [key, String(expectedVersion), ...recordArgs(candidate, encodeRecord(candidate))];
+          const reply = await scripts.run(client, UPDATE_RECORD_SCRIPT, [recordKey(key), indexKey], args);
+          if (reply === 1) return true;
+          if (reply === 0) return false;
+          const [status, stored] = replyArray(reply).map(replyText);
+          if (status !== 'ticket' || typeof stored !== 'string') break;
+          // The ticket index entry belongs to the record that first claimed it; updates never move it.
+          candidate = { ...candidate, ticketKey: stored === '' ? null : stored.slice(1) };
+        }
+        throw new TypeError('Unexpected reply from the Redis update script');
+      });
+    },
+
+    async findByTicket(ticketKey) {
+      return withClient('findByTicket', `redis:${ticketIndexKey(ticketKey)}`, async (client) => {
+        const reply = await scripts.run(client, FIND_BY_TICKET_SCRIPT, [ticketIndexKey(ticketKey)], [recordPrefix]);
+        if (!Array.isArray(reply) && replyText(reply) === null) return null;
+        const [key, text] = replyArray(reply).map(replyText);
+        if (typeof key !== 'string' || typeof text !== 'string') {
+          throw new TypeError('Unexpected reply from the Redis ticket script');
+        }
+        return decodeRecord(text, locationOf(key));
+      });
+    },
+
+    async list(query: ListQuery = {}): Promise<ListPage> {
+      // Validated before any I/O so a bad limit or cursor is a RangeError, not an unavailable store.
+      const plan = planList(query);
+      return withClient('list', `redis:${indexKey}`, (client) =>
+        listRecords(plan, recordPrefix, locationOf, (script, args) => scripts.run(client, script, [indexKey], args)),
+      );
+    },
+
+    async close() {
+      await source.close();
+    },
+  };
+}

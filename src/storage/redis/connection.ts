@@ -1,0 +1,217 @@
+/**
+ * The Redis driver's connection: a caller's client or one created lazily from a URL, scripts run
+ * with EVALSHA, and errors translated into the ledger's storage errors.
+ */
+import { createHash } from 'node:crypto';
+import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
+
+/**
+ * The part of a Redis client the driver uses: node-redis v5 clients (`createClient()`) fit it.
+ *
+ * ioredis does not (its `sendCommand` takes a command object); wrap it in an object whose
+ * `sendCommand(args)` calls `client.call(...args)` if you must use it.
+ */
+export interface RedisClientLike {
+  /** Send one command, given as its arguments (`['HGET', key, field]`), and resolve with the reply. */
+  sendCommand(args: readonly string[]): Promise<unknown>;
+}
+
+/** A node-redis client the driver created and therefore owns. */
+interface OwnedRedisClient extends RedisClientLike {
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  close(): Promise<void>;
+  destroy(): void;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+/** The part of the `redis` module the driver uses. */
+export interface RedisModuleLike {
+  createClient(options: {
+    url: string;
+    disableOfflineQueue: boolean;
+    socket: { connectTimeout: number; reconnectStrategy: (retries: number, cause: unknown) => number | false };
+  }): OwnedRedisClient;
+}
+
+/** Hands out a ready client and releases it on close. */
+export interface RedisConnection {
+  client(operation: string): Promise<RedisClientLike>;
+  close(): Promise<void>;
+}
+
+const closedError = (): Error => new Error('Redis ledger storage is closed');
+
+/** A connection around a client the caller passed: used as is, never closed by us. */
+export function borrowedConnection(client: RedisClientLike): RedisConnection {
+  let closed = false;
+  return {
+    async client(operation) {
+      if (closed) throw new LedgerStorageUnavailableError(operation, { cause: closedError() });
+      return client;
+    },
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+function importRedis(): Promise<RedisModuleLike> {
+  return import('redis');
+}
+
+/**
+ * Load the `redis` module, or fail with `missing_peer_dependency`.
+ *
+ * @param importModule replaces the dynamic import (tests use it to simulate a missing package).
+ */
+export async function loadRedis(importModule: () => Promise<RedisModuleLike> = importRedis): Promise<RedisModuleLike> {
+  try {
+    return await importModule();
+  } catch (cause) {
+    const missing = (cause as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND';
+    const problem = missing ? 'is not installed' : 'could not be loaded';
+    throw new GuardError(
+      'missing_peer_dependency',
+      `The Redis ledger storage needs the peer dependency \`redis\` to connect by \`url\`, which ${problem}: install it with \`npm install redis\``,
+      { cause },
+    );
+  }
+}
+
+// A few quick reconnection attempts (none after a connect timeout), then the client gives up and
+// the next operation builds a new one: a ledger must hear "unavailable" promptly rather than wait.
+const reconnectStrategy = (retries: number, cause: unknown): number | false =>
+  retries < 3 && !(cause instanceof Error && cause.constructor.name === 'ConnectionTimeoutError')
+    ? 50 * 2 ** retries
+    : false;
+
+/**
+ * A connection that creates its own node-redis client from `url` on first use and closes it.
+ *
+ * @param importModule replaces the dynamic import of `redis` (tests use it to watch the client).
+ */
+export function ownedConnection(
+  url: string,
+  importModule: () => Promise<RedisModuleLike> = importRedis,
+): RedisConnection {
+  let pending: Promise<OwnedRedisClient> | null = null;
+  let closed = false;
+
+  async function open(): Promise<OwnedRedisClient> {
+    const redis = await loadRedis(importModule);
+    const client = redis.createClient({
+      url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 5000, reconnectStrategy },
+    });
+    // node-redis emits connection errors as events and an unheard 'error' event crashes the
+    // process; each failed operation reports its own LedgerStorageUnavailableError instead.
+    client.on('error', () => {});
+    try {
+      await client.connect();
+    } catch (cause) {
+      // A connect timeout can leave the socket open; a refused one has already closed the client.
+      if (client.isOpen) client.destroy();
+      throw cause;
+    }
+    // close() ran while we connected and may have missed this client: it must not outlive it.
+    if (closed) {
+      await client.close();
+      throw closedError();
+    }
+    return client;
+  }
+
+  return {
+    async client(operation) {
+      if (closed) throw new LedgerStorageUnavailableError(operation, { cause: closedError() });
+      const previous = pending;
+      if (previous !== null) {
+        const current = await previous.catch(() => null);
+        if (closed) throw new LedgerStorageUnavailableError(operation, { cause: closedError() });
+        if (current?.isOpen === true) return current;
+        // It failed to connect or gave up reconnecting: the first caller to notice opens anew.
+        if (pending === previous) pending = null;
+      }
+      pending ??= open();
+      const opening = pending;
+      try {
+        return await opening;
+      } catch (cause) {
+        if (pending === opening) pending = null;
+        throw toStorageError(operation, 'redis', cause);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const current = await pending?.catch(() => null);
+      pending = null;
+      if (current?.isOpen === true) await current.close();
+    },
+  };
+}
+
+/** True for the server's reply to EVALSHA of a script it does not hold. */
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
+
+/** Runs the driver's scripts on one client, loading each again when the server has lost it. */
+export interface ScriptRunner {
+  run(client: RedisClientLike, script: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+}
+
+/** A script runner that remembers each script's SHA1. */
+export function createScriptRunner(): ScriptRunner {
+  const shas = new Map<string, string>();
+  const shaOf = (script: string): string => {
+    let sha = shas.get(script);
+    if (sha === undefined) {
+      sha = createHash('sha1').update(script).digest('hex');
+      shas.set(script, sha);
+    }
+    return sha;
+  };
+  return {
+    async run(client, script, keys, args) {
+      const command = ['EVALSHA', shaOf(script), String(keys.length), ...keys, ...args];
+      try {
+        return await client.sendCommand(command);
+      } catch (error) {
+        // After SCRIPT FLUSH, a restart or a failover the server no longer knows the script:
+        // load it again and retry once (the script did not run, so the retry cannot double a write).
+        if (!isNoScript(error)) throw error;
+        await client.sendCommand(['SCRIPT', 'LOAD', script]);
+        return await client.sendCommand(command);
+      }
+    },
+  };
+}
+
+/**
+ * Translate an error from the client or server: our own errors pass through, a key holding the
+ * wrong type means the store cannot be trusted, anything else means the store did not answer.
+ */
+export function toStorageError(operation: string, location: string, error: unknown): Error {
+  if (error instanceof GuardError) return error;
+  if (error instanceof Error && error.message.startsWith('WRONGTYPE')) {
+    return new LedgerStorageCorruptError(location, 'a key holds a value of the wrong type', { cause: error });
+  }
+  return new LedgerStorageUnavailableError(operation, { cause: error });
+}
+
+/** A bulk-string reply as text; null for a nil reply. */
+export function replyText(reply: unknown): string | null {
+  if (reply === null || reply === undefined || reply === false) return null;
+  if (typeof reply === 'string') return reply;
+  if (reply instanceof Uint8Array) return Buffer.from(reply).toString('utf8');
+  throw new TypeError(`Unexpected Redis reply \`${typeof reply}\` where a string was expected`);
+}
+
+/** An array reply; anything else is a protocol surprise. */
+export function replyArray(reply: unknown): readonly unknown[] {
+  if (Array.isArray(reply)) return reply;
+  throw new TypeError(`Unexpected Redis reply \`${typeof reply}\` where an array was expected`);
+}
