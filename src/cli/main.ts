@@ -3,13 +3,15 @@
  * The `hyphae` command line.
  */
 import { readFileSync } from 'node:fs';
-import { runDemo } from './demo/run-demo.js';
+import { type DemoOptions, runDemo } from './demo/run-demo.js';
 import { createOutput } from './output.js';
 
 const USAGE = `Usage: hyphae <command> [options]
 
 Commands:
-  demo [--keep]     run the transition ledger's main job on an embedded SQLite ledger
+  demo [--keep] [--redis URL | --postgres URL]
+                    run the transition ledger's main job on an embedded SQLite ledger,
+                    or on a shared Redis or PostgreSQL ledger (adds a two-process step)
   help              show this help
 
 Options:
@@ -21,17 +23,38 @@ function version(): string {
   return pkg.version;
 }
 
+/** Demo options, or the message that refuses them. */
+function parseDemoArgs(args: readonly string[]): DemoOptions | string {
+  let keep = false;
+  let backend: DemoOptions['backend'];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--keep') {
+      keep = true;
+    } else if (arg === '--redis' || arg === '--postgres') {
+      const url = args[i + 1];
+      if (url === undefined || url.startsWith('--')) return `\`${arg}\` needs a URL`;
+      if (backend !== undefined) return 'Choose one of `--redis` and `--postgres`';
+      backend = arg === '--redis' ? { kind: 'redis', url } : { kind: 'postgres', url };
+      i++;
+    } else {
+      return `Unknown option \`${arg}\` for \`hyphae demo\``;
+    }
+  }
+  return backend === undefined ? { keep } : { keep, backend };
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const out = createOutput();
   const [command, ...rest] = argv;
   switch (command) {
     case 'demo': {
-      const unknown = rest.filter((arg) => arg !== '--keep');
-      if (unknown.length > 0) {
-        process.stderr.write(`Unknown option \`${unknown[0]}\` for \`hyphae demo\`\n\n${USAGE}`);
+      const parsed = parseDemoArgs(rest);
+      if (typeof parsed === 'string') {
+        process.stderr.write(`${parsed}\n\n${USAGE}`);
         return 2;
       }
-      return (await runDemo(out, { keep: rest.includes('--keep') })) ? 0 : 1;
+      return (await runDemo(out, parsed)) ? 0 : 1;
     }
     case '--version':
     case '-v':
@@ -48,6 +71,12 @@ async function main(argv: readonly string[]): Promise<number> {
       return 2;
   }
 }
+
+// A reader that goes away (`hyphae demo | head`) is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
 
 main(process.argv.slice(2)).then(
   (code) => {

@@ -3,17 +3,18 @@
  * after the operation ref is recorded and before the gateway is called.
  */
 import { createLedger } from '../../ledger/create-ledger.js';
-import { createSqliteStorage } from '../../storage/sqlite.js';
+import type { LedgerScope } from '../../ledger/transition-record.js';
 import { openFakeGateway } from './fake-gateway.js';
+import { openDemoStorage, parseBackendArgs } from './open-storage.js';
 import { PAYMENT_CALL, paymentTool } from './payment-tool.js';
 
-const [dbPath, gatewayPath, leaseTtl] = process.argv.slice(2);
-if (dbPath === undefined || gatewayPath === undefined || leaseTtl === undefined) {
-  process.stderr.write('usage: demo-child DB GATEWAY LEASE_TTL_MS\n');
+const [kind, target, scopeJson, gatewayPath, leaseTtl] = process.argv.slice(2);
+if (scopeJson === undefined || gatewayPath === undefined || leaseTtl === undefined) {
+  process.stderr.write('usage: demo-child KIND TARGET SCOPE_JSON GATEWAY LEASE_TTL_MS\n');
   process.exit(2);
 }
 const ledger = createLedger({
-  storage: createSqliteStorage({ path: dbPath }),
+  storage: await openDemoStorage(parseBackendArgs(kind, target)),
   agentId: 'demo-agent',
   policyVersion: 'demo-1',
   leaseTtlMs: Number(leaseTtl),
@@ -21,6 +22,6 @@ const ledger = createLedger({
 const pay = paymentTool(ledger, openFakeGateway(gatewayPath), {
   beforeCharge: () => process.kill(process.pid, 'SIGKILL'),
 });
-await pay(PAYMENT_CALL.args, { toolCallId: PAYMENT_CALL.toolCallId });
+await pay(PAYMENT_CALL.args, { toolCallId: PAYMENT_CALL.toolCallId, scope: JSON.parse(scopeJson) as LedgerScope });
 process.stderr.write('the child was expected to die inside sideEffect\n');
 process.exit(3);

@@ -1,12 +1,16 @@
 /**
  * What the demo steps share.
  */
+import type { LedgerScope } from '../../ledger/transition-record.js';
 import type { Ledger } from '../../ledger/types.js';
+import type { DemoBackend } from './open-storage.js';
 
-/** Paths and the parent's ledger, on one SQLite file in a temp folder. */
+/** The backend, the run's scope and the parent's ledger. */
 export interface DemoContext {
   readonly dir: string;
-  readonly dbPath: string;
+  readonly backend: DemoBackend;
+  /** Every demo run has its own scope, so a shared ledger never replays an earlier run. */
+  readonly scope: LedgerScope;
   readonly gatewayPath: string;
   readonly leaseTtlMs: number;
   readonly ledger: Ledger;

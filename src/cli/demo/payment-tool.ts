@@ -2,7 +2,7 @@
  * The demo's payment tool, shared by the parent and the child process it kills.
  */
 import { recordExternalOperation, sideEffect } from '../../ledger/boundary-markers.js';
-import type { Ledger, Reconciler } from '../../ledger/types.js';
+import type { CallOptions, Ledger, Reconciler } from '../../ledger/types.js';
 import type { Charge, FakeGateway } from './fake-gateway.js';
 
 /** Arguments of `send_payment`. */
@@ -28,7 +28,7 @@ export function paymentTool(
   ledger: Ledger,
   gateway: FakeGateway,
   hooks: { beforeCharge?: () => void; onRun?: () => void; reconciler?: Reconciler } = {},
-): (args: PaymentArgs, options: { toolCallId: string }) => Promise<Charge> {
+): (args: PaymentArgs, options: CallOptions) => Promise<Charge> {
   return ledger.tool(
     {
       name: 'send_payment',

@@ -1,18 +1,26 @@
 /**
- * `hyphae demo`: the ledger's main job, step by step, on an embedded SQLite ledger.
+ * `hyphae demo`: the ledger's main job, step by step — on an embedded SQLite ledger by default,
+ * or on a shared Redis or PostgreSQL ledger.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLedger } from '../../ledger/create-ledger.js';
-import { createSqliteStorage } from '../../storage/sqlite.js';
 import type { Output } from '../output.js';
 import type { DemoContext, StepReport } from './demo-context.js';
+import { type DemoBackend, openDemoStorage } from './open-storage.js';
 import { readRetriesAfterUnknown } from './step-read-retry.js';
+import { sharedLedgerWorkers } from './step-shared-ledger.js';
 import { crashInsideSideEffect, reconcileNotExecuted } from './steps-payment.js';
 import { guardedRedispatch, unguardedRedispatch } from './steps-redispatch.js';
 
-const STEPS: readonly { readonly title: string; readonly run: (ctx: DemoContext) => Promise<StepReport> }[] = [
+interface DemoStep {
+  readonly title: string;
+  readonly run: (ctx: DemoContext) => Promise<StepReport>;
+}
+
+const STEPS: readonly DemoStep[] = [
   { title: 'unguarded: a slow subagent call redispatched while it still runs', run: unguardedRedispatch },
   { title: 'the same redispatch through the ledger', run: guardedRedispatch },
   { title: 'a payment whose process is killed inside sideEffect', run: crashInsideSideEffect },
@@ -20,47 +28,69 @@ const STEPS: readonly { readonly title: string; readonly run: (ctx: DemoContext)
   { title: 'a read tool retries after UNKNOWN', run: readRetriesAfterUnknown },
 ];
 
+const SHARED_STEP: DemoStep = {
+  title: 'two worker processes share the ledger',
+  run: sharedLedgerWorkers,
+};
+
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
   /** Keep the temp folder (and print where it is). */
   readonly keep?: boolean;
+  /** A shared Redis or PostgreSQL ledger instead of the embedded SQLite one. */
+  readonly backend?: Exclude<DemoBackend, { kind: 'sqlite' }>;
+}
+
+function describeBackend(backend: DemoBackend): string {
+  return backend.kind === 'sqlite' ? `SQLite ${backend.path}` : `${backend.kind} ${backend.url}`;
 }
 
 /** Run every step; true when all passed. */
 export async function runDemo(out: Output, options: DemoOptions = {}): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-demo-'));
-  const dbPath = join(dir, 'ledger.db');
-  const ledger = createLedger({
-    storage: createSqliteStorage({ path: dbPath }),
-    agentId: 'demo-agent',
-    policyVersion: 'demo-1',
-    pollIntervalMs: 20,
-  });
-  const ctx: DemoContext = { dir, dbPath, gatewayPath: join(dir, 'gateway.jsonl'), leaseTtlMs: 800, ledger };
-  out.line(out.bold('hyphae demo — the transition ledger on SQLite'));
-  out.line(out.dim(`ledger: ${dbPath}`));
+  const backend: DemoBackend = options.backend ?? { kind: 'sqlite', path: join(dir, 'ledger.db') };
+  const steps = options.backend === undefined ? STEPS : [...STEPS, SHARED_STEP];
   let passed = 0;
   try {
-    for (const [index, step] of STEPS.entries()) {
-      out.line();
-      out.line(out.bold(`${index + 1}. ${step.title}`));
-      let report: StepReport;
-      try {
-        report = await step.run(ctx);
-      } catch (error) {
-        report = { pass: false, lines: [`step threw: ${error instanceof Error ? error.message : String(error)}`] };
+    const ledger = createLedger({
+      storage: await openDemoStorage(backend),
+      agentId: 'demo-agent',
+      policyVersion: 'demo-1',
+      pollIntervalMs: 20,
+    });
+    const ctx: DemoContext = {
+      dir,
+      backend,
+      scope: { threadId: 'hyphae-demo', runId: randomUUID() },
+      gatewayPath: join(dir, 'gateway.jsonl'),
+      leaseTtlMs: 800,
+      ledger,
+    };
+    out.line(out.bold(`hyphae demo — the transition ledger on ${backend.kind === 'sqlite' ? 'SQLite' : backend.kind}`));
+    out.line(out.dim(`ledger: ${describeBackend(backend)}`));
+    try {
+      for (const [index, step] of steps.entries()) {
+        out.line();
+        out.line(out.bold(`${index + 1}. ${step.title}`));
+        let report: StepReport;
+        try {
+          report = await step.run(ctx);
+        } catch (error) {
+          report = { pass: false, lines: [`step threw: ${error instanceof Error ? error.message : String(error)}`] };
+        }
+        for (const line of report.lines) out.line(`   ${line}`);
+        out.line(`   ${report.pass ? out.pass('PASS') : out.fail('FAIL')}`);
+        if (report.pass) passed++;
       }
-      for (const line of report.lines) out.line(`   ${line}`);
-      out.line(`   ${report.pass ? out.pass('PASS') : out.fail('FAIL')}`);
-      if (report.pass) passed++;
+    } finally {
+      await ledger.close();
     }
   } finally {
-    await ledger.close();
     if (options.keep === true) out.line(out.dim(`kept ${dir}`));
     else rmSync(dir, { recursive: true, force: true });
   }
   out.line();
-  const allPassed = passed === STEPS.length;
-  out.line(`${allPassed ? out.pass('PASS') : out.fail('FAIL')} ${passed}/${STEPS.length} steps`);
+  const allPassed = passed === steps.length;
+  out.line(`${allPassed ? out.pass('PASS') : out.fail('FAIL')} ${passed}/${steps.length} steps`);
   return allPassed;
 }

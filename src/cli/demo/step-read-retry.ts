@@ -19,15 +19,14 @@ export async function readRetriesAfterUnknown(ctx: DemoContext): Promise<StepRep
       return { orderId: args.orderId, status: 'shipped' };
     },
   );
-  const call = { toolCallId: 'call_lookup_1' };
+  const call = { toolCallId: 'call_lookup_1', scope: ctx.scope };
   let firstError = '';
   try {
     await lookup({ orderId: 'ord_7' }, call);
   } catch (error) {
     firstError = (error as Error).message;
   }
-  const [after] = (await ctx.ledger.list({ tool: 'lookup_order' })).records;
-  const afterFirst = after?.outcome ?? 'missing';
+  const afterFirst = (await ctx.ledger.list({ tool: 'lookup_order', limit: 1 })).records[0]?.outcome ?? 'missing';
   const result = await lookup({ orderId: 'ord_7' }, call);
   return {
     pass:

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Reconciler } from '../../ledger/types.js';
-import { createSqliteStorage } from '../../storage/sqlite.js';
 import type { DemoContext, StepReport } from './demo-context.js';
 import { openFakeGateway } from './fake-gateway.js';
+import { backendArgs, openDemoStorage } from './open-storage.js';
 import { PAYMENT_CALL, paymentTool } from './payment-tool.js';
 
 function runChild(ctx: DemoContext): Promise<NodeJS.Signals | null> {
@@ -17,7 +17,14 @@ function runChild(ctx: DemoContext): Promise<NodeJS.Signals | null> {
   return new Promise((resolve, reject) => {
     const proc = spawn(
       process.execPath,
-      [...process.execArgv, child, ctx.dbPath, ctx.gatewayPath, String(ctx.leaseTtlMs)],
+      [
+        ...process.execArgv,
+        child,
+        ...backendArgs(ctx.backend),
+        JSON.stringify(ctx.scope),
+        ctx.gatewayPath,
+        String(ctx.leaseTtlMs),
+      ],
       {
         stdio: ['ignore', 'ignore', 'pipe'],
       },
@@ -35,9 +42,9 @@ function runChild(ctx: DemoContext): Promise<NodeJS.Signals | null> {
 }
 
 /** A fresh process's ledger over the same file: what a redispatching worker would have. */
-function workerLedger(ctx: DemoContext) {
+async function workerLedger(ctx: DemoContext) {
   return createLedger({
-    storage: createSqliteStorage({ path: ctx.dbPath }),
+    storage: await openDemoStorage(ctx.backend),
     agentId: 'demo-agent',
     policyVersion: 'demo-1',
     leaseTtlMs: ctx.leaseTtlMs,
@@ -49,12 +56,12 @@ function workerLedger(ctx: DemoContext) {
 export async function crashInsideSideEffect(ctx: DemoContext): Promise<StepReport> {
   const signal = await runChild(ctx);
   const gateway = openFakeGateway(ctx.gatewayPath);
-  const ledger = workerLedger(ctx);
+  const ledger = await workerLedger(ctx);
   let runs = 0;
   const pay = paymentTool(ledger, gateway, { onRun: () => runs++ });
   let blocked: { code: string; message: string } | null = null;
   try {
-    await pay(PAYMENT_CALL.args, { toolCallId: PAYMENT_CALL.toolCallId });
+    await pay(PAYMENT_CALL.args, { toolCallId: PAYMENT_CALL.toolCallId, scope: ctx.scope });
   } catch (error) {
     blocked = error as { code: string; message: string };
   } finally {
@@ -90,12 +97,13 @@ export async function reconcileNotExecuted(ctx: DemoContext): Promise<StepReport
     verdicts.push(verdict.status);
     return verdict;
   };
-  const ledger = workerLedger(ctx);
+  const ledger = await workerLedger(ctx);
   let runs = 0;
   const pay = paymentTool(ledger, gateway, { onRun: () => runs++, reconciler });
   try {
-    const first = await pay(PAYMENT_CALL.args, { toolCallId: PAYMENT_CALL.toolCallId });
-    const again = await pay(PAYMENT_CALL.args, { toolCallId: PAYMENT_CALL.toolCallId });
+    const call = { toolCallId: PAYMENT_CALL.toolCallId, scope: ctx.scope };
+    const first = await pay(PAYMENT_CALL.args, call);
+    const again = await pay(PAYMENT_CALL.args, call);
     return {
       pass: runs === 1 && gateway.count() === 1 && verdicts.join() === 'NOT_EXECUTED' && again.ref === first.ref,
       lines: [

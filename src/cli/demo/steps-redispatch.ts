@@ -43,7 +43,9 @@ export async function unguardedRedispatch(): Promise<StepReport> {
 export async function guardedRedispatch(ctx: DemoContext): Promise<StepReport> {
   const counter = { runs: 0 };
   const research = ctx.ledger.tool({ name: 'research_subagent', sideEffectClass: 'subagent' }, subagent(counter));
-  const [a, b] = await dispatchTwice(() => research({ task: 'vendor pricing' }, { toolCallId: 'call_sub_1' }));
+  const [a, b] = await dispatchTwice(() =>
+    research({ task: 'vendor pricing' }, { toolCallId: 'call_sub_1', scope: ctx.scope }),
+  );
   const same = JSON.stringify(a) === JSON.stringify(b);
   return {
     pass: counter.runs === 1 && same,

@@ -1,0 +1,40 @@
+/**
+ * Worker process of `hyphae demo --redis|--postgres`: dispatches one slow call on the shared
+ * ledger and prints whether its body ran and what it returned.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createLedger } from '../../ledger/create-ledger.js';
+import type { LedgerScope } from '../../ledger/transition-record.js';
+import { openDemoStorage, parseBackendArgs } from './open-storage.js';
+
+const [kind, target, scopeJson, toolCallId, name] = process.argv.slice(2);
+const ledger = createLedger({
+  storage: await openDemoStorage(parseBackendArgs(kind, target)),
+  agentId: 'demo-agent',
+  policyVersion: 'demo-1',
+  pollIntervalMs: 20,
+});
+let ran = false;
+const research = ledger.tool(
+  { name: 'research_subagent', sideEffectClass: 'subagent' },
+  async (args: { task: string }) => {
+    ran = true;
+    await sleep(600);
+    return { summary: `researched ${args.task}`, by: name };
+  },
+);
+try {
+  const result = await research(
+    { task: 'vendor pricing' },
+    {
+      toolCallId: toolCallId ?? 'call_shared',
+      ...(scopeJson === undefined ? {} : { scope: JSON.parse(scopeJson) as LedgerScope }),
+    },
+  );
+  process.stdout.write(`${JSON.stringify({ ok: true, ran, result })}\n`);
+} catch (error) {
+  const { code, message } = error as { code?: string; message: string };
+  process.stdout.write(`${JSON.stringify({ ok: false, ran, code, message })}\n`);
+} finally {
+  await ledger.close();
+}
