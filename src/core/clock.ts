@@ -62,11 +62,11 @@ export function createManualClock(start = 0): ManualClock {
   const sleepers = new Set<{ until: number; wake: () => void }>();
 
   function wakeDue(): void {
-    for (const sleeper of [...sleepers]) {
-      if (sleeper.until <= current) {
-        sleepers.delete(sleeper);
-        sleeper.wake();
-      }
+    // Earliest deadline first; the sort is stable, so equal deadlines wake in the order they slept.
+    const due = [...sleepers].filter((sleeper) => sleeper.until <= current).sort((a, b) => a.until - b.until);
+    for (const sleeper of due) {
+      sleepers.delete(sleeper);
+      sleeper.wake();
     }
   }
 
@@ -95,6 +95,8 @@ export function createManualClock(start = 0): ManualClock {
       });
     },
     advance(ms) {
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new RangeError(`A manual clock advances by a non-negative number, got \`${ms}\``);
       current += ms;
       wakeDue();
     },

@@ -103,10 +103,23 @@ export function takeoverRecord(
     error: null,
     externalOperationRef: resetBoundary ? null : existing.externalOperationRef,
     providerIdempotencyKey: call.attempt.providerIdempotencyKey,
-    operatorResolution: changes.operatorResolution ?? existing.operatorResolution,
+    operatorResolution: changes.operatorResolution ?? supersedeRelease(existing.operatorResolution, now),
     updatedAt: now,
     completedAt: null,
   };
+}
+
+/**
+ * Any takeover spends a pending `not_executed` release: the release vouches for the attempt the
+ * operator looked at, never for one made after it.
+ */
+function supersedeRelease(
+  resolution: TransitionRecord['operatorResolution'],
+  now: number,
+): TransitionRecord['operatorResolution'] {
+  return resolution?.verified === 'not_executed' && resolution.consumedAt === null
+    ? { ...resolution, consumedAt: now }
+    : resolution;
 }
 
 /** CAS `next` over `existing`; true when this caller now holds the claim. */

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
 import { GuardError } from '../errors.js';
+import { markerScope } from './boundary-markers.js';
 import type { Body, ExecutorContext } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
@@ -123,7 +124,11 @@ export function createLedger(options: LedgerOptions): Ledger {
       const outer = runScope.get();
       const merged = normalizeScope({ ...outer?.scope, ...normalizeScope(scope) });
       const dispatchId = scope.dispatchId ?? outer?.dispatchId;
-      return runScope.run(dispatchId === undefined ? { scope: merged } : { scope: merged, dispatchId }, fn);
+      const context = dispatchId === undefined ? { scope: merged } : { scope: merged, dispatchId };
+      // Markers called in the run but outside a ledgered tool can then say so through the logger.
+      return runScope.run(context, () =>
+        markerScope.run({ claim: null, logger: ctx.logger, warned: ctx.markerWarned }, fn),
+      );
     },
     release: (key, input) => releaseTransition(ctx, key, input),
     markWorkerDead: (key, input) => markWorkerDead(ctx, key, input),

@@ -78,9 +78,12 @@ export async function releaseTransition(
     consumedAt: input.verified === 'completed' ? now : null,
     previousOutcome: current.outcome,
   };
+  // Releasing an abandoned IN_FLIGHT claim fences its owner: a stalled worker that wakes later must
+  // not write `maybe_crossed` and spend the attempt this release vouches was never made.
   let next: TransitionRecord = {
     ...current,
     operatorResolution: resolution,
+    fence: current.outcome === 'IN_FLIGHT' ? current.fence + 1 : current.fence,
     version: current.version + 1,
     updatedAt: now,
   };

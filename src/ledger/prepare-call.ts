@@ -1,6 +1,7 @@
 /**
  * Turn a spec, arguments and call options into the identity of one transition.
  */
+import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
 import {
@@ -95,7 +96,8 @@ function providerKeyOf(spec: ResolvedSpec, args: unknown): string | null {
   if (param === undefined || args === null || typeof args !== 'object') return null;
   const value = (args as Record<string, unknown>)[param];
   if (value === undefined || value === null || value === '') return null;
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  // A key with no JSON form (a function, NaN) is refused here, before anything is claimed.
+  return typeof value === 'string' ? value : canonicalJson(value);
 }
 
 function taskIdOf(spec: ResolvedSpec, args: unknown, options: CallOptions & { taskId?: string }): string {

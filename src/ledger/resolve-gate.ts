@@ -49,7 +49,7 @@ export function findIncompleteField(record: TransitionRecord): string | null {
   if (!isRetryPermission(r.retryPermission)) return 'retryPermission';
   if (!isSpendability(r.spendability)) return 'spendability';
   if (!Number.isInteger(r.version) || !Number.isInteger(r.fence)) return 'version';
-  if (r.leaseUntil !== null && typeof r.leaseUntil !== 'number') return 'leaseUntil';
+  if (r.leaseUntil !== null && !Number.isFinite(r.leaseUntil)) return 'leaseUntil';
   if (typeof r.firstAttemptAt !== 'number') return 'firstAttemptAt';
   if (r.outcome === 'IN_FLIGHT' && (typeof r.owner !== 'string' || r.owner === '')) return 'owner';
   // A failure "before the effect" with a boundary already moved contradicts itself.
