@@ -27,7 +27,15 @@ export interface ReconcileRequest {
   readonly signal: AbortSignal;
 }
 
-/** A reconciler's finding; anything else (a throw, a timeout, `UNKNOWN`) keeps the hard block. */
+/**
+ * A reconciler's finding; anything else (a throw, a timeout, `UNKNOWN`) keeps the hard block.
+ *
+ * `NOT_EXECUTED` must be final: answer it only after voiding the operation at the provider by its
+ * ref (cancel the payment intent, revoke the draft), or when the provider itself rejects a late
+ * attempt with that ref. An expired lease shows that an owner is late, not that it is dead; an owner
+ * paused between its last ledger write and its provider call cannot be fenced by the ledger, only
+ * by the provider.
+ */
 export type ReconcileVerdict =
   | { readonly status: 'COMPLETED'; readonly result?: unknown }
   | { readonly status: 'NOT_EXECUTED' }
