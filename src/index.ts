@@ -1,3 +1,94 @@
+export {
+  type AnyBoundedTool,
+  type BoundedOptions,
+  type BoundedResult,
+  type BoundedTool,
+  bounded,
+  type CheckedArgs,
+  isBoundedTool,
+  type SchemaInput,
+} from './boundary/bounded.js';
+export type { AssistantMessage, ChatMessage, ChatToolCall, ToolCallRequest, ToolMessage } from './boundary/chat.js';
+export {
+  type CompiledSchema,
+  compileSchema,
+  detectSchemaKind,
+  isCompiledSchema,
+  type SchemaKind,
+  type SchemaOutput,
+  type ToolSchema,
+} from './boundary/compile-schema.js';
+export { createToolRegistry, type ToolRegistry, type ToolRegistryOptions } from './boundary/create-tool-registry.js';
+export {
+  createToolRunner,
+  type RunnerCallOptions,
+  type ToolRunner,
+  type ToolRunnerOptions,
+} from './boundary/create-tool-runner.js';
+export {
+  type ExhaustedBudget,
+  type ExhaustedContext,
+  SchemaDefinitionError,
+  type SchemaDefinitionErrorOptions,
+  ToolBoundaryError,
+  type ToolBoundaryErrorInit,
+  ToolBoundaryExhaustedError,
+  ToolBoundaryViolation,
+  ToolDefinitionError,
+  ToolRegistryError,
+  type ToolRegistryReason,
+  ValidationError,
+} from './boundary/errors.js';
+export { fieldSpecToJsonSchema, type JsonSchemaObject } from './boundary/field-spec.js';
+export type {
+  ArrayField,
+  BooleanField,
+  FieldBase,
+  FieldDef,
+  FieldSpec,
+  FieldType,
+  InferField,
+  InferFieldSpec,
+  NumericField,
+  ObjectField,
+  StringField,
+} from './boundary/field-spec-types.js';
+export {
+  describeValue,
+  IssueCode,
+  type PathSegment,
+  toJsonPointer,
+  type ValidationIssue,
+  type ValidationResult,
+} from './boundary/issues.js';
+export type {
+  FormatToolResult,
+  InvokeLlm,
+  LlmRequest,
+  LlmRetryOptions,
+  LlmTurnResult,
+  ToolCallResult,
+} from './boundary/llm-turn.js';
+export type { ScopeOptions } from './boundary/scope-checks.js';
+export {
+  isPathInside,
+  isSubpath,
+  resolveScopedPath,
+  type ScopedPathRefusal,
+  type ScopedPathResult,
+} from './boundary/scoped-path.js';
+export {
+  isStandardSchema,
+  type StandardInput,
+  type StandardIssue,
+  type StandardOutput,
+  type StandardPathSegment,
+  type StandardProps,
+  type StandardResult,
+  type StandardSchemaV1,
+} from './boundary/standard-schema.js';
+export { type ParseToolArgs, parseJsonArgs, type ToolLookup } from './boundary/tool-execution.js';
+export { assertValid, validate, validateAsync } from './boundary/validate.js';
 export { canonicalJson } from './core/canonical-json.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { fingerprint, sha256Hex } from './core/fingerprint.js';
