@@ -109,6 +109,87 @@ export {
   LedgerStorageUnavailableError,
 } from './errors.js';
 export {
+  type BudgetBooking,
+  type BudgetFuse,
+  type BudgetRun,
+  type BudgetTotals,
+  budgetFuse,
+  type ModelCallDecision,
+  type ModelReservation,
+} from './fuses/budget.js';
+export type { BudgetFuseOptions, ModelPrice } from './fuses/budget-options.js';
+export {
+  CanaryArm,
+  type CanaryArmSummary,
+  CanaryDecision,
+  type CanaryDecisionEvent,
+  type CanaryFuse,
+  type CanaryFuseOptions,
+  type CanaryGates,
+  type CanaryRecordResult,
+  type CanarySample,
+  canaryFuse,
+} from './fuses/canary.js';
+export { allOf, anyOf, type ExceptCondition, except } from './fuses/combinators.js';
+export { assertAllowed, FuseConfigError, FuseLogError, FuseTrippedError } from './fuses/errors.js';
+export {
+  type FuseEvent,
+  FuseEventType,
+  type ModelCallEvent,
+  type ModelUsageEvent,
+  type ReleaseEvent,
+  type RunLifecycleEvent,
+  type ToolCallEvent,
+  type ToolCallRecord,
+  type ToolResultEvent,
+} from './fuses/events.js';
+export { createFuseBox, type FuseBox, type FuseBoxOptions } from './fuses/fuse-box.js';
+export {
+  type JudgeCheck,
+  type JudgeCheckOutcome,
+  type JudgeGate,
+  type JudgeGateOptions,
+  type JudgeReport,
+  type JudgeVerdict,
+  judgeGate,
+} from './fuses/judge.js';
+export { type LoopFuseOptions, loopFuse } from './fuses/loop.js';
+export {
+  type ModelCallFacts,
+  type ModelCallFault,
+  type ModelCallInput,
+  type ModelCallRequest,
+  measureModelCall,
+} from './fuses/model-call.js';
+export { type PermissionFuseOptions, permissionFuse } from './fuses/permission.js';
+export type { FuseRun, ModelUsageOptions, ToolResult } from './fuses/run-box.js';
+export {
+  approximateTokenCounter,
+  defaultTokenCounter,
+  OpenAiEncoding,
+  openAiEncodingFor,
+  preloadTokenizer,
+  type TokenCounter,
+} from './fuses/token-counter.js';
+export {
+  type FuseStats,
+  type ToolCall,
+  type ToolCallFacts,
+  type ToolFuse,
+  type ToolFuseRun,
+  toolCallSignature,
+} from './fuses/tool-fuse.js';
+export { readUsage, type UsageCounts, UsageFormat, type UsageReading, UsageStatus } from './fuses/usage.js';
+export {
+  ALLOWED,
+  type FuseAllowance,
+  FuseCode,
+  type FuseEvidence,
+  FuseName,
+  type FuseRefusal,
+  type FuseVerdict,
+} from './fuses/verdict.js';
+export {
   markCrossed,
   markMaybeCrossed,
   recordExternalOperation,
