@@ -58,6 +58,53 @@ function serialize(value: unknown, path: string, stack: Set<object>): string | u
   }
 }
 
+/** Thrown by the fast path; the slow path then finds the offending value's path. */
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+// The fast path builds no path strings: on the happy path they are pure cost. Anything it
+// refuses is serialised again by `serialize`, which names the offending path.
+function serializeFast(value: unknown, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      if (!Number.isFinite(value)) throw NOT_JSON;
+      return JSON.stringify(value);
+    case 'undefined':
+      return undefined;
+    case 'object':
+      break;
+    default:
+      throw NOT_JSON;
+  }
+  if (value === null) return 'null';
+  // Deep nesting is where cycles live: leave those to the slow path's cycle check.
+  if (depth > 64) throw NOT_JSON;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += serializeFast(value[i], depth + 1) ?? 'null';
+    }
+    return `${out}]`;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) throw NOT_JSON;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const member = serializeFast(record[key], depth + 1);
+    if (member === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(key)}:${member}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
 /**
  * Serialise a JSON value to its RFC 8785 canonical form.
  *
@@ -70,7 +117,13 @@ function serialize(value: unknown, path: string, stack: Set<object>): string | u
  * canonicalJson({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
  */
 export function canonicalJson(value: unknown): string {
-  const text = serialize(value, '$', new Set());
+  let text: string | undefined;
+  try {
+    text = serializeFast(value, 0);
+  } catch (error) {
+    if (error !== NOT_JSON) throw error;
+    text = serialize(value, '$', new Set());
+  }
   if (text === undefined) throw new CanonicalJsonError('$', 'the value is undefined');
   return text;
 }
