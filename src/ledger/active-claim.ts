@@ -9,14 +9,18 @@
  *
  * Writes of one claim (lease renewals, boundary marks, completion) are serialised through a queue.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../core/clock.js';
 import { GuardError, LedgerFencedError, LedgerStorageUnavailableError } from '../errors.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { advanceBoundary, type Boundary } from './envelope.js';
 import type { TransitionRecord } from './transition-record.js';
 
-/** Attempts of one write when the store fails mid-write (the write may or may not have landed). */
-const WRITE_ATTEMPTS = 3;
+/**
+ * Pauses before the retries of one write when the store fails mid-write (the write may or may not
+ * have landed). Real time, not the ledger clock: this waits out a reconnect, it decides nothing.
+ */
+const WRITE_RETRY_DELAYS_MS = [0, 25, 100, 250] as const;
 
 type Patch = (current: TransitionRecord, now: number) => Partial<TransitionRecord>;
 
@@ -79,7 +83,12 @@ export class ActiveClaim {
   async #write(operation: string, patch: Patch): Promise<TransitionRecord> {
     if (this.#fenced !== null) throw this.#fenced;
     let lastError: unknown;
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+    // Writes whose reply was lost: any of them may have landed, and is then this claim's own write.
+    const uncertain: TransitionRecord[] = [];
+    const ownLanded = (stored: TransitionRecord | null | undefined): TransitionRecord | null =>
+      stored !== undefined && stored !== null && uncertain.some((write) => sameWrite(stored, write)) ? stored : null;
+    for (const delay of WRITE_RETRY_DELAYS_MS) {
+      if (delay > 0 && lastError !== undefined) await sleep(delay);
       const base = this.#current;
       const now = this.#clock.now();
       const changes = patch(base, now);
@@ -101,16 +110,24 @@ export class ActiveClaim {
       } catch (error) {
         // The write may have landed before the connection broke: read back before deciding.
         lastError = error;
+        uncertain.push(next);
         const stored = await this.#storage.get(base.key).catch(() => undefined);
-        if (stored !== undefined && stored !== null && sameWrite(stored, next)) {
-          this.#current = stored;
-          return stored;
+        const landed = ownLanded(stored);
+        if (landed !== null) {
+          this.#current = landed;
+          return landed;
         }
         if (stored === undefined || (stored !== null && stored.version === base.version)) continue;
       }
       const stored = await this.#storage.get(base.key).catch((error: unknown) => {
         throw asStorageError(operation, error);
       });
+      const landed = ownLanded(stored);
+      if (landed !== null) {
+        // The compare-and-set lost to a write of this very operation whose reply was lost.
+        this.#current = landed;
+        return landed;
+      }
       if (
         stored !== null &&
         stored.owner === base.owner &&

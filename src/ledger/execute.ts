@@ -112,6 +112,10 @@ async function createOrMeet(
     try {
       outcome = await ctx.storage.create(record);
     } catch (error) {
+      // The insert may have landed before its reply was lost: a record carrying this very claim
+      // (same owner, first version) is ours to run. Anything else, or no answer, refuses.
+      const stored = await ctx.storage.get(record.key).catch(() => null);
+      if (stored !== null && stored.owner === record.owner && stored.version === 1) return { claimed: stored };
       throw asStorageError('claim', error);
     }
     if (outcome.created) return { claimed: record };
