@@ -1,0 +1,121 @@
+/**
+ * Servers whose connections the chaos test kills: only the connections of the storages under test,
+ * which carry a name unique to the run (a PostgreSQL `application_name`, a Redis `CLIENT SETNAME`),
+ * so other tests sharing the server are never touched. The admin connection that kills them has a
+ * different name and is never a target.
+ */
+import pg from 'pg';
+import { createClient } from 'redis';
+import type { LedgerStorage } from '../../src/index.js';
+import { createPostgresStorage } from '../../src/storage/postgres.js';
+import { createRedisStorage } from '../../src/storage/redis.js';
+import { POSTGRES_URL, REDIS_URL } from './integration.js';
+import { deleteRedisKeys, dropPostgresTables, runTag } from './server-stores.js';
+
+/** A server, the storages under test on it, and a way to kill their connections. */
+export interface ChaosTarget {
+  readonly name: 'redis' | 'postgres';
+  /** How the target recognises its own connections (for reports). */
+  readonly marker: string;
+  /** One more storage instance on its own client or pool, whose connections `kill()` reaches. */
+  open(index: number): Promise<LedgerStorage>;
+  /** Kill every current connection of the storages under test; resolves with how many were killed. */
+  kill(): Promise<number>;
+  /** End the clients and pools, remove the keys or tables, close the admin connection. */
+  dispose(): Promise<void>;
+}
+
+const TERMINATE_OURS = `select pg_terminate_backend(pid) from pg_stat_activity
+where datname = current_database() and pid <> pg_backend_pid() and application_name = $1`;
+
+/** PostgreSQL: one `pg.Pool` per storage, all with the run's `application_name`. */
+export async function postgresChaosTarget(): Promise<ChaosTarget> {
+  const tag = runTag();
+  const applicationName = `hyphae-chaos-${tag}`;
+  const tablePrefix = `chaos_${tag}_`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL, application_name: `hyphae-chaos-admin-${tag}` });
+  admin.on('error', () => {});
+  await admin.connect();
+  const pools: pg.Pool[] = [];
+  return {
+    name: 'postgres',
+    marker: `application_name=${applicationName}`,
+    async open() {
+      const pool = new pg.Pool({
+        connectionString: POSTGRES_URL,
+        application_name: applicationName,
+        max: 4,
+        connectionTimeoutMillis: 5_000,
+      });
+      // A terminated idle connection is reported as a pool 'error' event; unheard, it would crash.
+      pool.on('error', () => {});
+      pools.push(pool);
+      const storage = createPostgresStorage({ pool }, { tablePrefix });
+      await storage.ensureSchema();
+      return storage;
+    },
+    async kill() {
+      return (await admin.query(TERMINATE_OURS, [applicationName])).rowCount ?? 0;
+    },
+    async dispose() {
+      await Promise.all(pools.map((pool) => pool.end().catch(() => {})));
+      await admin.end().catch(() => {});
+      await dropPostgresTables(POSTGRES_URL, tablePrefix);
+    },
+  };
+}
+
+/** The ids of the clients named `name` in a `CLIENT LIST` reply. */
+export function clientIdsNamed(list: string, name: string): string[] {
+  return list
+    .split('\n')
+    .filter((line) => /(?:^|\s)name=(\S*)/.exec(line)?.[1] === name)
+    .flatMap((line) => /(?:^|\s)id=(\d+)/.exec(line)?.[1] ?? []);
+}
+
+/**
+ * Redis: one node-redis client per storage, named with `CLIENT SETNAME` (node-redis sends it again
+ * on every reconnect). Even-numbered clients queue commands while reconnecting (node-redis's
+ * default); odd-numbered ones fail them at once, as the driver's own URL connection does.
+ */
+export async function redisChaosTarget(): Promise<ChaosTarget> {
+  const tag = runTag();
+  const clientName = `hyphae-chaos-${tag}`;
+  const prefix = `hyphae-test:chaos:${tag}:`;
+  const admin = createClient({ url: REDIS_URL, name: `hyphae-chaos-admin-${tag}` });
+  admin.on('error', () => {});
+  await admin.connect();
+  const clients: ReturnType<typeof createClient>[] = [];
+  return {
+    name: 'redis',
+    marker: `CLIENT SETNAME ${clientName}`,
+    async open(index) {
+      const client = createClient({
+        url: REDIS_URL,
+        name: clientName,
+        disableOfflineQueue: index % 2 === 1,
+        socket: { connectTimeout: 5_000, reconnectStrategy: (retries: number) => Math.min(5 * 2 ** retries, 100) },
+      });
+      client.on('error', () => {});
+      await client.connect();
+      clients.push(client);
+      return createRedisStorage({ client }, { prefix });
+    },
+    async kill() {
+      const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
+      let killed = 0;
+      // One ID per command: on Redis 7.0 several filters in one CLIENT KILL must all match.
+      for (const id of clientIdsNamed(list, clientName)) {
+        killed += Number(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]));
+      }
+      return killed;
+    },
+    async dispose() {
+      for (const client of clients) {
+        if (client.isOpen) client.destroy();
+      }
+      await admin.close().catch(() => {});
+      await deleteRedisKeys(REDIS_URL, prefix);
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Stores on the real servers for the ledger's integration tests (race rounds, chaos, fencing).
+ *
+ * A store is one isolated place on a backend — a temp SQLite file, a Redis key prefix, a
+ * PostgreSQL table prefix — unique to one run of one test file. Every `open()` hands out one more
+ * storage instance with its own connection (file handle, client, pool) on that place, and
+ * `childEnv()` tells a child process how to open the same place. A store whose server does not
+ * answer is marked `skip` (for `describe.skipIf`); with `REQUIRE_INTEGRATION=1` it throws instead,
+ * so the test file fails rather than passing silently.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createClient } from 'redis';
+import type { LedgerStorage } from '../../src/index.js';
+import { createPostgresStorage } from '../../src/storage/postgres.js';
+import { createRedisStorage } from '../../src/storage/redis.js';
+import { createSqliteStorage } from '../../src/storage/sqlite.js';
+import { integrationSkip, POSTGRES_URL, probePostgres, probeRedis, REDIS_URL } from './integration.js';
+
+/** A durable backend. */
+export type StoreName = 'sqlite' | 'redis' | 'postgres';
+
+/** Where a store lives: enough for any process to open it. */
+export interface StoreAddress {
+  readonly name: StoreName;
+  /** SQLite file, Redis URL or PostgreSQL connection string. */
+  readonly location: string;
+  /** Redis key prefix or PostgreSQL table prefix; empty for SQLite. */
+  readonly prefix: string;
+}
+
+/** One isolated store of a test file. */
+export interface TestStore extends StoreAddress {
+  /** True when the server did not answer (and `REQUIRE_INTEGRATION` is not set): skip its tests. */
+  readonly skip: boolean;
+  /** One more storage instance with its own connection; the storage owns (and closes) it. */
+  open(): LedgerStorage;
+  /** Environment a child process passes to {@link storeAddressFromEnv}. */
+  childEnv(): Record<string, string>;
+  /** Remove what the store holds (file, keys, tables). */
+  dispose(): Promise<void>;
+}
+
+const ENV_STORE = 'HYPHAE_TEST_STORE_ADDRESS';
+
+/** A tag unique to this process and call, safe in Redis keys and PostgreSQL identifiers. */
+export const runTag = (): string => `${process.pid}_${randomUUID().slice(0, 8)}`;
+
+/** Open a storage instance (with its own connection) on the store at `address`. */
+export function openStoreAt(address: StoreAddress): LedgerStorage {
+  switch (address.name) {
+    case 'sqlite':
+      return createSqliteStorage({ path: address.location });
+    case 'redis':
+      return createRedisStorage({ url: address.location }, { prefix: address.prefix });
+    case 'postgres':
+      return createPostgresStorage({ connectionString: address.location }, { tablePrefix: address.prefix });
+  }
+}
+
+/** The address a parent put in the environment with {@link TestStore.childEnv}. */
+export function storeAddressFromEnv(env: NodeJS.ProcessEnv = process.env): StoreAddress {
+  const text = env[ENV_STORE];
+  if (text === undefined) throw new Error(`Set ${ENV_STORE} (a JSON StoreAddress)`);
+  const address = JSON.parse(text) as StoreAddress;
+  if (!['sqlite', 'redis', 'postgres'].includes(address.name)) throw new Error(`Unknown store \`${address.name}\``);
+  return address;
+}
+
+/** Delete every Redis key under `prefix`. */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const client = createClient({ url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) {
+      if (keys.length > 0) await client.unlink(keys);
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** Drop the tables of a PostgreSQL table prefix (schema `public`). */
+export async function dropPostgresTables(connectionString: string, prefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query(`DROP TABLE IF EXISTS "public"."${prefix}transitions", "public"."${prefix}meta"`);
+  } finally {
+    await client.end();
+  }
+}
+
+function storeOn(address: StoreAddress, skip: boolean, dispose: () => Promise<void>): TestStore {
+  return {
+    ...address,
+    skip,
+    open: () => openStoreAt(address),
+    childEnv: () => ({ [ENV_STORE]: JSON.stringify(address) }),
+    dispose: skip ? async () => {} : dispose,
+  };
+}
+
+/** A store on one backend: `sqlite` always runs; `redis` and `postgres` are probed first. */
+export async function testStore(name: StoreName, label: string): Promise<TestStore> {
+  const tag = runTag();
+  switch (name) {
+    case 'sqlite': {
+      // Created by the driver on first open, so a file whose tests are filtered out leaves nothing.
+      const dir = join(tmpdir(), `hyphae-${label}-${tag}`);
+      const address: StoreAddress = { name, location: join(dir, 'ledger.db'), prefix: '' };
+      return storeOn(address, false, async () => rmSync(dir, { recursive: true, force: true }));
+    }
+    case 'redis': {
+      const address: StoreAddress = { name, location: REDIS_URL, prefix: `hyphae-test:${label}:${tag}:` };
+      const skip = integrationSkip(await probeRedis(REDIS_URL));
+      return storeOn(address, skip, () => deleteRedisKeys(REDIS_URL, address.prefix));
+    }
+    case 'postgres': {
+      const address: StoreAddress = { name, location: POSTGRES_URL, prefix: `${label}_${tag}_` };
+      const skip = integrationSkip(await probePostgres(POSTGRES_URL));
+      return storeOn(address, skip, () => dropPostgresTables(POSTGRES_URL, address.prefix));
+    }
+  }
+}
+
+/** One store per backend, probed in order. */
+export async function testStores(names: readonly StoreName[], label: string): Promise<TestStore[]> {
+  const stores: TestStore[] = [];
+  for (const name of names) stores.push(await testStore(name, label));
+  return stores;
+}
