@@ -89,6 +89,84 @@ export {
 } from './boundary/standard-schema.js';
 export { type ParseToolArgs, parseJsonArgs, type ToolLookup } from './boundary/tool-execution.js';
 export { assertValid, validate, validateAsync } from './boundary/validate.js';
+export {
+  CacheKeyError,
+  HistoryDropError,
+  type HistoryDropFinding,
+  type HistoryLimit,
+  HistoryTruncatedError,
+  SnapshotNotFoundError,
+  SnapshotStorageError,
+  TranscriptError,
+} from './context/errors.js';
+export { compareHistories, type DropReport } from './context/history/check-drops.js';
+export {
+  createHistoryGuard,
+  type DuplicateTurn,
+  type HistoryEvent,
+  type HistoryGuard,
+  type HistoryGuardOptions,
+  type HistoryReport,
+} from './context/history/history-guard.js';
+export { turnFingerprint } from './context/history/turn-fingerprint.js';
+export {
+  type EntitySelector,
+  type ProtectedTool,
+  type ProtectOptions,
+  protect,
+  protectKey,
+} from './context/protect.js';
+export { createSession, currentSession, type Session, type SessionOptions, withSession } from './context/session.js';
+export { createMemorySnapshotStorage } from './context/snapshots/memory-snapshot-storage.js';
+export { mergeState } from './context/snapshots/merge-state.js';
+export {
+  createRunSnapshots,
+  type RunHandle,
+  type RunOptions,
+  type RunSnapshots,
+  type RunSnapshotsOptions,
+  type SnapshotEvent,
+} from './context/snapshots/run-snapshots.js';
+export {
+  charTokenCounter,
+  countHistoryTokens,
+  createCharTokenCounter,
+  createGptTokenCounter,
+  type GptTokenCounterOptions,
+  messageText,
+  type TokenCounter as MessageTokenCounter,
+  tokenCounterFromFunction,
+} from './context/tokens.js';
+export { fromAiSdkMessages, toAiSdkMessages } from './context/transcript/convert-ai-sdk.js';
+export { fromAnthropicMessages, toAnthropicMessages } from './context/transcript/convert-anthropic.js';
+export { detectTranscriptFormat } from './context/transcript/detect-format.js';
+export { type RepairTranscriptOptions, repairTranscript, type TranscriptRepair } from './context/transcript/repair.js';
+export type { UnansweredPolicy } from './context/transcript/repair-plan.js';
+export { ARTIFACT_KEYS } from './context/transcript/turns.js';
+export {
+  type AiSdkMessage,
+  type AiSdkToolCallPart,
+  type AiSdkToolResultOutput,
+  type AiSdkToolResultPart,
+  type AnthropicMessage,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+  type ChatAssistantMessage,
+  type ChatMessage as TranscriptMessage,
+  type ChatSystemMessage,
+  type ChatToolCall as TranscriptToolCall,
+  type ChatToolMessage,
+  type ChatUserMessage,
+  type ContentPart,
+  type TranscriptChange,
+  TranscriptChangeKind,
+  type TranscriptFormat,
+  type TranscriptIssue,
+  TranscriptIssueCode,
+  type TranscriptValidation,
+} from './context/transcript/types.js';
+export { assertTranscript, type ValidateTranscriptOptions, validateTranscript } from './context/transcript/validate.js';
+export type { CacheStats } from './context/ttl-cache.js';
 export { canonicalJson } from './core/canonical-json.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { fingerprint, sha256Hex } from './core/fingerprint.js';
@@ -260,3 +338,10 @@ export type {
   StorageCapabilities,
 } from './storage/ledger-storage.js';
 export { createMemoryStorage } from './storage/memory.js';
+export {
+  type RunSnapshot,
+  type RunState,
+  RunStatus,
+  type SnapshotInput,
+  type SnapshotStorage,
+} from './storage/snapshot-storage.js';

@@ -13,6 +13,13 @@ import type { SqliteDatabase } from './sqlite/sqlite-database.js';
 import { decodeTransitionRow, insertParams, listWhere, updateParams } from './sqlite/transition-rows.js';
 
 export type { SqliteDatabase, SqliteRunResult, SqliteStatement, SqliteTransaction } from './sqlite/sqlite-database.js';
+export {
+  createSqliteSnapshotStorage,
+  SQLITE_SNAPSHOT_SCHEMA_VERSION,
+  type SqliteSnapshotStorage,
+  type SqliteSnapshotStorageOptions,
+  type SqliteSnapshotStorageSettings,
+} from './sqlite-snapshots.js';
 
 /** Where the store lives: a file path the driver opens, or a database the caller owns. */
 export type SqliteStorageOptions = { readonly path: string } | { readonly database: SqliteDatabase };

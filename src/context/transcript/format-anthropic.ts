@@ -1,0 +1,123 @@
+/**
+ * Anthropic Messages: `tool_use` blocks in assistant messages, answered by `tool_result` blocks in
+ * the user message right after (results first, then any other content). `server_tool_use` blocks
+ * are answered inside the assistant message and are left out of the checks.
+ */
+import {
+  type CallItem,
+  callItem,
+  type FormatAdapter,
+  findArtifacts,
+  idOf,
+  invalidTurn,
+  isObj,
+  NONE,
+  notExecutedText,
+  type Obj,
+  type OutResult,
+  type ResultItem,
+  strip,
+  stripMessage,
+  type Turn,
+  type TurnEdit,
+  type TurnRole,
+  writeCallObject,
+} from './turns.js';
+
+const ROLES: Readonly<Record<string, TurnRole>> = { user: 'user', assistant: 'assistant' };
+
+function blocks(message: Obj): readonly unknown[] {
+  return Array.isArray(message.content) ? message.content : [];
+}
+
+function readCalls(message: Obj): readonly CallItem[] {
+  const calls: CallItem[] = [];
+  for (const block of blocks(message)) {
+    if (isObj(block) && block.type === 'tool_use') calls.push(callItem(block, block.id, block.name, calls.length));
+  }
+  return calls.length === 0 ? NONE : calls;
+}
+
+function readResults(message: Obj): readonly ResultItem[] {
+  const results: ResultItem[] = [];
+  for (const block of blocks(message)) {
+    if (isObj(block) && block.type === 'tool_result') results.push({ id: idOf(block.tool_use_id), source: block });
+  }
+  return results.length === 0 ? NONE : results;
+}
+
+function writeResultBlock(out: OutResult): Obj {
+  if (out.source === null) {
+    return { type: 'tool_result', tool_use_id: out.id, content: notExecutedText(out.toolName, out.id), is_error: true };
+  }
+  return { ...strip(out.source), tool_use_id: out.id };
+}
+
+function writeAssistant(message: Obj, turn: Turn, edit: TurnEdit): unknown[] {
+  if (!Array.isArray(message.content)) return [stripMessage(message)];
+  const calls = new Map<unknown, CallItem>(turn.calls.map((call) => [call.source, call]));
+  const content: unknown[] = [];
+  for (const block of message.content) {
+    const call = calls.get(block);
+    if (call === undefined) content.push(isObj(block) ? strip(block) : block);
+    else {
+      const out = edit.calls.get(call);
+      if (out !== undefined) content.push(writeCallObject(out, 'id'));
+    }
+  }
+  return content.length === 0 ? [] : [{ ...message, content }];
+}
+
+/** A user turn: its kept results, then the results appended to its block, then its other content. */
+function writeUser(message: Obj, turn: Turn, edit: TurnEdit): unknown[] {
+  const results = new Map<unknown, ResultItem>(turn.results.map((result) => [result.source, result]));
+  const kept: unknown[] = [];
+  const other: unknown[] = [];
+  if (typeof message.content === 'string') {
+    if (message.content !== '') other.push({ type: 'text', text: message.content });
+  } else {
+    for (const block of blocks(message)) {
+      const result = results.get(block);
+      if (result === undefined) other.push(isObj(block) ? strip(block) : block);
+      else {
+        const out = edit.results.get(result);
+        if (out !== undefined) kept.push(writeResultBlock(out));
+      }
+    }
+  }
+  if (edit.appended.length === 0 && typeof message.content === 'string') return [message];
+  const content = [...kept, ...edit.appended.map(writeResultBlock), ...other];
+  return content.length === 0 ? [] : [{ ...message, content }];
+}
+
+/** The Anthropic Messages adapter. */
+export const anthropicFormat: FormatAdapter = Object.freeze({
+  format: 'anthropic' as const,
+  idPrefix: 'toolu_',
+  block: 'next' as const,
+
+  read(message: unknown, index: number): Turn {
+    if (!isObj(message)) return invalidTurn(message, index);
+    const role = typeof message.role === 'string' ? ROLES[message.role] : undefined;
+    if (role === undefined) return invalidTurn(message, index);
+    return {
+      index,
+      source: message,
+      role,
+      rawRole: message.role,
+      calls: role === 'assistant' ? readCalls(message) : NONE,
+      results: role === 'user' ? readResults(message) : NONE,
+      artifacts: findArtifacts(message),
+    };
+  },
+
+  write(turn: Turn, edit: TurnEdit): unknown[] {
+    // Only the message itself is stripped here: blocks are matched to items by identity below.
+    const message = strip(turn.source as Obj);
+    return turn.role === 'assistant' ? writeAssistant(message, turn, edit) : writeUser(message, turn, edit);
+  },
+
+  resultMessages(results: readonly OutResult[]): unknown[] {
+    return results.length === 0 ? [] : [{ role: 'user', content: results.map(writeResultBlock) }];
+  },
+});
