@@ -3,7 +3,7 @@
  * guard, token counting and run snapshots.
  *
  * Every name below is meant for the root entry (`hyphae`); the SQLite snapshot driver
- * (`createSqliteSnapshotStorage` in `src/storage/sqlite-kv.ts`) belongs to `hyphae/sqlite`.
+ * (`createSqliteSnapshotStorage` in `src/storage/sqlite-snapshots.ts`) belongs to `hyphae/sqlite`.
  * Nothing here imports a driver or loads `gpt-tokenizer` on import.
  */
 

@@ -8,18 +8,26 @@
  * PostgreSQL join the list when their driver file exists and the server answers; with
  * `REQUIRE_INTEGRATION=1` a silent server yields an entry whose `open()` throws, so its tests
  * fail instead of vanishing.
+ *
+ * The fake provider is an append-only log of effects and voids, written under a lock file: an
+ * effect whose ref was voided is refused, and a void of a ref that already executed is refused, so a
+ * reconciler that voids before answering NOT_EXECUTED gives a final answer.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { LedgerStorage, SideEffectClass, ToolSpec } from '../../src/index.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
+import { workerCommand } from './worker-command.js';
 
+/**
+ * The repository root. This module is also bundled into the worker (where `import.meta.url` is the
+ * bundle's), so only the parent's code paths use it.
+ */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const WORKER = fileURLToPath(new URL('../fixtures/ledger-worker.ts', import.meta.url));
 
 // ---------------------------------------------------------------------------------------------
 // Backends
@@ -51,28 +59,24 @@ const ENV_BACKEND = 'HYPHAE_TEST_BACKEND';
 const ENV_LOCATION = 'HYPHAE_TEST_LOCATION';
 const ENV_PREFIX = 'HYPHAE_TEST_PREFIX';
 
-type DriverFactory = (connection: Record<string, string>, settings: Record<string, string>) => LedgerStorage;
-
 const driverFile = (name: BackendName): string => join(ROOT, 'src', 'storage', `${name}.ts`);
 
-/** Load a driver by path at run time, so a driver that does not exist yet breaks neither tsc nor the list. */
-async function loadDriver(name: 'redis' | 'postgres'): Promise<DriverFactory> {
-  const exportName = name === 'redis' ? 'createRedisStorage' : 'createPostgresStorage';
-  const module = (await import(pathToFileURL(driverFile(name)).href)) as Record<string, unknown>;
-  const factory = module[exportName];
-  if (typeof factory !== 'function') throw new Error(`\`src/storage/${name}.ts\` does not export \`${exportName}\``);
-  return factory as DriverFactory;
-}
-
-/** Open a storage instance on a store named by backend, location and prefix. */
+/**
+ * Open a storage instance on a store named by backend, location and prefix. The Redis and
+ * PostgreSQL drivers load on first use (literal imports, so the worker's bundle carries them).
+ */
 export async function openStorage(name: BackendName, location: string, prefix: string): Promise<LedgerStorage> {
   switch (name) {
     case 'sqlite':
       return createSqliteStorage({ path: location });
-    case 'redis':
-      return (await loadDriver('redis'))({ url: location }, { prefix });
-    case 'postgres':
-      return (await loadDriver('postgres'))({ connectionString: location }, { tablePrefix: prefix });
+    case 'redis': {
+      const { createRedisStorage } = await import('../../src/storage/redis.js');
+      return createRedisStorage({ url: location }, { prefix });
+    }
+    case 'postgres': {
+      const { createPostgresStorage } = await import('../../src/storage/postgres.js');
+      return createPostgresStorage({ connectionString: location }, { tablePrefix: prefix });
+    }
   }
 }
 
@@ -218,8 +222,12 @@ export function chargeSpec(sideEffectClass: SideEffectClass, extra: Partial<Tool
   return { name: 'charge', sideEffectClass, providerIdempotencyKeyParam: 'idempotencyKey', ...extra };
 }
 
-/** The provider operation id of a call. */
-export const opRefOf = (toolCallId: string): string => `op_${toolCallId}`;
+/**
+ * The provider operation ref of a call: one per call, or with `fence`, one per attempt (the
+ * attempt's fence as suffix), so a ref voided by a reconciler never blocks the attempt after it.
+ */
+export const opRefOf = (toolCallId: string, fence?: number): string =>
+  fence === undefined ? `op_${toolCallId}` : `op_${toolCallId}_f${fence}`;
 
 /** One line of the fake provider's log: an effect that happened. */
 export interface ProviderEffect {
@@ -227,26 +235,110 @@ export interface ProviderEffect {
   readonly toolCallId: string;
   readonly pid: number;
   readonly result: ChargeResult;
+  /** Set when the caller asks the provider to dedupe by idempotency key. */
+  readonly idempotencyKey?: string;
 }
 
-/** The fake provider: append one effect line and fsync it before returning. */
-export function appendEffect(log: string, effect: ProviderEffect): void {
+/** One line of the fake provider's log: a ref voided (cancelled) before any effect with it. */
+export interface ProviderVoid {
+  readonly void: string;
+  readonly pid: number;
+}
+
+/** The provider refused an operation: its ref was voided. */
+export class ProviderRejectedError extends Error {
+  readonly code = 'provider_rejected';
+  override readonly name = 'ProviderRejectedError';
+  readonly op: string;
+
+  constructor(op: string) {
+    super(`The provider rejected \`${op}\`: the operation was voided`);
+    this.op = op;
+  }
+}
+
+/** How long a provider call waits for the log's lock before giving up. */
+const PROVIDER_LOCK_TIMEOUT_MS = 10_000;
+
+/** Run `fn` holding the provider's lock (a lock file), so a check and its append are one step. */
+function withProviderLock<T>(log: string, fn: () => T): T {
+  const lock = `${log}.lock`;
+  const deadline = Date.now() + PROVIDER_LOCK_TIMEOUT_MS;
+  let fd: number | undefined;
+  while (fd === undefined) {
+    try {
+      fd = openSync(lock, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (Date.now() > deadline) throw new Error(`The fake provider's lock \`${lock}\` is still held`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    closeSync(fd);
+    rmSync(lock, { force: true });
+  }
+}
+
+function appendLine(log: string, line: ProviderEffect | ProviderVoid): void {
   const fd = openSync(log, 'a');
   try {
-    writeSync(fd, `${JSON.stringify(effect)}\n`);
+    writeSync(fd, `${JSON.stringify(line)}\n`);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-/** Every effect in the fake provider's log (none when it does not exist). */
-export function readEffects(log: string): ProviderEffect[] {
+function readLog(log: string): (ProviderEffect | ProviderVoid)[] {
   if (!existsSync(log)) return [];
   return readFileSync(log, 'utf8')
     .split('\n')
     .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as ProviderEffect);
+    .map((line) => JSON.parse(line) as ProviderEffect | ProviderVoid);
+}
+
+/**
+ * The fake provider's charge: append the effect and fsync it before returning it. Refused with
+ * {@link ProviderRejectedError} when its ref was voided. With an `idempotencyKey`, an earlier
+ * effect with that key is returned instead, and nothing is appended (a provider's key dedupe).
+ */
+export function providerCharge(log: string, effect: ProviderEffect): ProviderEffect {
+  return withProviderLock(log, () => {
+    const lines = readLog(log);
+    if (lines.some((line) => 'void' in line && line.void === effect.op)) throw new ProviderRejectedError(effect.op);
+    if (effect.idempotencyKey !== undefined) {
+      const earlier = lines.find((line) => 'op' in line && line.idempotencyKey === effect.idempotencyKey);
+      if (earlier !== undefined && 'op' in earlier) return earlier;
+    }
+    appendLine(log, effect);
+    return effect;
+  });
+}
+
+/**
+ * The fake provider's cancel: void `op` so that any later charge with it is refused, unless it
+ * already executed, in which case its effect is returned and nothing is voided.
+ */
+export function voidOperation(log: string, op: string): 'voided' | ProviderEffect {
+  return withProviderLock(log, () => {
+    const done = readLog(log).find((line): line is ProviderEffect => 'op' in line && line.op === op);
+    if (done !== undefined) return done;
+    appendLine(log, { void: op, pid: process.pid });
+    return 'voided';
+  });
+}
+
+/** Every effect in the fake provider's log (none when it does not exist). */
+export function readEffects(log: string): ProviderEffect[] {
+  return readLog(log).filter((line): line is ProviderEffect => 'op' in line);
+}
+
+/** Every ref voided in the fake provider's log. */
+export function readVoids(log: string): string[] {
+  return readLog(log).flatMap((line) => ('void' in line ? [line.void] : []));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -281,8 +373,16 @@ export interface WorkerConfig {
   readonly bodyDelayMs?: number;
   /** When the body records the external operation: after the provider call (default), before it, or never. */
   readonly recordRef?: 'after-provider' | 'before-provider' | 'never';
-  /** A reconciler that looks the operation up in the fake provider's log. */
-  readonly reconciler?: 'provider-log';
+  /**
+   * A reconciler that looks the ref up in the fake provider's log: `provider-log` answers
+   * NOT_EXECUTED when it is absent (not final: a paused owner may still use the ref);
+   * `provider-log-voiding` voids the ref at the provider first, so its NOT_EXECUTED is final.
+   */
+  readonly reconciler?: 'provider-log' | 'provider-log-voiding';
+  /** One provider ref per attempt (`opRefOf(toolCallId, fence)`) instead of one per call. */
+  readonly attemptRefs?: boolean;
+  /** Send the call's idempotency key, which the fake provider dedupes by. */
+  readonly providerDedupe?: boolean;
 }
 
 /** The one JSON line a worker prints when it does not crash. */
@@ -313,7 +413,8 @@ export interface WorkerRun {
 
 /** Start a worker on `backend`'s store; `children` holds it until it has exited. */
 function spawnWorker(backend: DurableBackend, config: WorkerConfig, children: Set<ChildProcess>): WorkerRun {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config)], {
+  const { command, args } = workerCommand('ledger-worker');
+  const child = spawn(command, [...args, JSON.stringify(config)], {
     cwd: ROOT,
     env: { ...process.env, ...backend.childEnv() },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,8 +3,13 @@
  * (same tool call id, same arguments) and the ledger must neither lose nor repeat the effect.
  *
  * The fake provider's log is the ground truth: it never holds two effects of one transition (the
- * NOT_EXECUTED proof reruns a call whose first attempt provably had none). The last block pins a
- * known gap with `it.fails`: an owner that was paused, not dead, when its call was reconciled.
+ * NOT_EXECUTED proof reruns a call whose first attempt provably had none).
+ *
+ * The last tests pause an owner (SIGSTOP) instead of killing it: a lease expiry proves it late, not
+ * dead, and the ledger cannot fence what it does after its last write. NOT_EXECUTED is then safe only
+ * when it is final at the provider: the reconciler voids the attempt's ref first (each attempt has
+ * its own), so the resumed owner's provider call is refused; or, for `keyed_mutate`, both attempts
+ * send one idempotency key and the provider dedupes the late one.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +27,7 @@ import {
   POLICY_VERSION,
   type ProviderEffect,
   readEffects,
+  readVoids,
   type WorkerConfig,
   type WorkerExit,
 } from '../helpers/backends.js';
@@ -31,7 +37,7 @@ const backends = await durableBackends();
 const SHORT_LEASE_MS = 300;
 /** A lease no redispatch outlives, for the test that must meet it held. */
 const HELD_LEASE_MS = 600_000;
-/** Each test spawns two or three `tsx` processes; a starved CI machine can take a while. */
+/** Each test spawns two or three worker processes; a starved CI machine can take a while. */
 const SPAWNING = { timeout: 180_000 };
 
 type OnFinished = (fn: OnTestFinishedHandler) => void;
@@ -63,6 +69,7 @@ async function scenario(backend: DurableBackend, onTestFinished: OnFinished, sid
   }
 
   return {
+    toolCallId,
     opRef: opRefOf(toolCallId),
     /** Dispatch the call from this process, with a body that fails the test if it runs. */
     callHere(): Promise<unknown> {
@@ -79,6 +86,8 @@ async function scenario(backend: DurableBackend, onTestFinished: OnFinished, sid
       expectNoDoubleEffect(effects);
       return effects;
     },
+    /** The refs the provider voided. */
+    voids: (): string[] => readVoids(effectLog),
     /** Run a worker that SIGKILLs itself at `point`, and check that it did. */
     async crash(point: CrashPoint, extra: Partial<WorkerConfig> = {}): Promise<WorkerExit> {
       const exit = await workers.run({ ...base, ...extra, crashAt: point });
@@ -253,28 +262,84 @@ describe.concurrent.each(backends)('$name: crash and redispatch', SPAWNING, (bac
     expect(exit.output).toEqual({ ok: true, result: { op: s.opRef, amount: 100, executedBy: crashed.pid } });
     expect(s.effects()).toHaveLength(1);
   });
-});
 
-describe.each(backends.filter((backend) => backend.name === 'sqlite'))('$name: known gap', SPAWNING, (backend) => {
-  afterAll(() => backend.dispose());
-
-  // A lease expiry proves the owner is late, not that it is dead. Today an owner paused (GC, frozen
-  // VM) after recording its ref and before its provider call is reconciled as NOT_EXECUTED, the
-  // redispatch pays, and then the resumed owner pays too: only its completion write is fenced.
-  // `it.fails` pins the gap: once it is closed this test turns red and must become a plain `it`.
-  it.fails('a paused owner resuming after a NOT_EXECUTED reconcile must not perform the effect again', async ({
+  it('paused after recording its ref: a voiding reconciler makes NOT_EXECUTED final, and the provider refuses the resumed owner', async ({
     onTestFinished,
   }) => {
     const s = await scenario(backend, onTestFinished, 'non_idempotent_mutate');
-    const zombie = s.spawn({ recordRef: 'before-provider', pauseAt: 'inside-side-effect-before-provider' });
-    // The ref is durable; the worker stops itself right after writing it.
-    await s.until((record) => record.externalOperationRef !== null);
+    // Each attempt charges under its own ref (`op_<call>_f<fence>`), so voiding one never blocks the next.
+    const attempt: Partial<WorkerConfig> = { recordRef: 'before-provider', attemptRefs: true };
+    const firstRef = opRefOf(s.toolCallId, 1);
+    const zombie = s.spawn({ ...attempt, pauseAt: 'inside-side-effect-before-provider' });
+    // The ref is durable; the worker stops itself right after writing it, before its provider call.
+    expect(await s.until((record) => record.externalOperationRef !== null)).toMatchObject({
+      boundary: 'maybe_crossed',
+      externalOperationRef: firstRef,
+      fence: 1,
+    });
     await s.leaseExpiry();
-    await s.redispatch({ reconciler: 'provider-log', recordRef: 'before-provider' });
+
+    const rerun = await s.redispatch({ ...attempt, reconciler: 'provider-log-voiding' });
+
+    const rerunRef = opRefOf(s.toolCallId, 2);
+    const result = { op: rerunRef, amount: 100, executedBy: rerun.pid };
+    expect(rerun.output).toEqual({ ok: true, result });
+    expect(s.voids()).toEqual([firstRef]);
 
     process.kill(zombie.pid, 'SIGCONT');
-    await zombie.exit;
+    const resumed = await zombie.exit;
 
-    expect(s.effects()).toHaveLength(1);
+    expect(resumed, resumed.stderr).toMatchObject({
+      code: 0,
+      signal: null,
+      output: { ok: false, code: 'provider_rejected', name: 'ProviderRejectedError' },
+    });
+    expect(s.effects()).toEqual([{ op: rerunRef, toolCallId: s.toolCallId, pid: rerun.pid, result }]);
+    expect(await s.record()).toMatchObject({
+      outcome: 'COMPLETED',
+      boundary: 'crossed',
+      externalOperationRef: rerunRef,
+      result,
+      attempts: 2,
+      fence: 2,
+    });
+    expect(await s.callHere()).toEqual(result);
+  });
+
+  it('`keyed_mutate` paused after recording its ref: one idempotency key for both attempts, so the provider dedupes the resumed owner, whose completion is fenced', async ({
+    onTestFinished,
+  }) => {
+    const s = await scenario(backend, onTestFinished, 'keyed_mutate');
+    // One ref and one idempotency key for both attempts; the provider returns the first effect's result.
+    const attempt: Partial<WorkerConfig> = { recordRef: 'before-provider', providerDedupe: true };
+    const zombie = s.spawn({ ...attempt, pauseAt: 'inside-side-effect-before-provider' });
+    await s.until((record) => record.externalOperationRef !== null);
+    await s.leaseExpiry();
+
+    // NOT_EXECUTED without a void is not final; here the provider key is what makes a late attempt harmless.
+    const rerun = await s.redispatch({ ...attempt, reconciler: 'provider-log' });
+
+    const result = { op: s.opRef, amount: 100, executedBy: rerun.pid };
+    expect(rerun.output).toEqual({ ok: true, result });
+
+    process.kill(zombie.pid, 'SIGCONT');
+    const resumed = await zombie.exit;
+
+    expect(resumed, resumed.stderr).toMatchObject({
+      code: 0,
+      signal: null,
+      output: { ok: false, code: 'ledger_fenced', name: 'LedgerFencedError' },
+    });
+    expect(s.effects()).toEqual([
+      { op: s.opRef, toolCallId: s.toolCallId, pid: rerun.pid, result, idempotencyKey: `idem_${s.toolCallId}` },
+    ]);
+    expect(s.voids()).toEqual([]);
+    expect(await s.record()).toMatchObject({
+      outcome: 'COMPLETED',
+      boundary: 'crossed',
+      result,
+      attempts: 2,
+      fence: 2,
+    });
   });
 });
