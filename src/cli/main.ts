@@ -3,72 +3,68 @@
  * The `hyphae` command line.
  */
 import { readFileSync } from 'node:fs';
-import { type DemoOptions, runDemo } from './demo/run-demo.js';
+import { type Command, type CommandContext, ExitCode, UsageError } from './command.js';
+import { demoCommand } from './commands/demo.js';
 import { createOutput } from './output.js';
 
-const USAGE = `Usage: hyphae <command> [options]
+/** Every command, in the order `hyphae help` lists them. */
+const COMMANDS: readonly Command[] = [demoCommand];
+
+function usage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `Usage: hyphae <command> [options]
 
 Commands:
-  demo [--keep] [--redis URL | --postgres URL]
-                    run the transition ledger's main job on an embedded SQLite ledger,
-                    or on a shared Redis or PostgreSQL ledger (adds a two-process step)
-  help              show this help
+${lines.join('\n')}
+  help [COMMAND]  show help
 
 Options:
-  --version         print the version
+  --version       print the version
+
+Exit codes: 0 ok, 1 a check failed, 2 usage
 `;
+}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }
 
-/** Demo options, or the message that refuses them. */
-function parseDemoArgs(args: readonly string[]): DemoOptions | string {
-  let keep = false;
-  let backend: DemoOptions['backend'];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === '--keep') {
-      keep = true;
-    } else if (arg === '--redis' || arg === '--postgres') {
-      const url = args[i + 1];
-      if (url === undefined || url.startsWith('--')) return `\`${arg}\` needs a URL`;
-      if (backend !== undefined) return 'Choose one of `--redis` and `--postgres`';
-      backend = arg === '--redis' ? { kind: 'redis', url } : { kind: 'postgres', url };
-      i++;
-    } else {
-      return `Unknown option \`${arg}\` for \`hyphae demo\``;
-    }
-  }
-  return backend === undefined ? { keep } : { keep, backend };
-}
-
 async function main(argv: readonly string[]): Promise<number> {
-  const out = createOutput();
-  const [command, ...rest] = argv;
-  switch (command) {
-    case 'demo': {
-      const parsed = parseDemoArgs(rest);
-      if (typeof parsed === 'string') {
-        process.stderr.write(`${parsed}\n\n${USAGE}`);
-        return 2;
-      }
-      return (await runDemo(out, parsed)) ? 0 : 1;
+  const ctx: CommandContext = {
+    out: createOutput(process.stdout),
+    err: createOutput(process.stderr),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v') {
+    ctx.out.line(version());
+    return ExitCode.ok;
+  }
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    const topic = COMMANDS.find((c) => c.name === rest[0]);
+    process.stdout.write(topic?.help ?? usage());
+    return ExitCode.ok;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (command === undefined) {
+    process.stderr.write(`Unknown command \`${name}\`\n\n${usage()}`);
+    return ExitCode.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(command.help);
+    return ExitCode.ok;
+  }
+  try {
+    return await command.run(rest, ctx);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${command.help}`);
+      return ExitCode.usage;
     }
-    case '--version':
-    case '-v':
-      out.line(version());
-      return 0;
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return 0;
-    default:
-      process.stderr.write(`Unknown command \`${command}\`\n\n${USAGE}`);
-      return 2;
+    throw error;
   }
 }
 
