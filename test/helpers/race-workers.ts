@@ -6,9 +6,9 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { RACE_READY, type RaceOrder, type RaceReply } from './race.js';
+import { workerCommand } from './worker-command.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const WORKER = fileURLToPath(new URL('../fixtures/race-worker.ts', import.meta.url));
 
 /** How long one round may take before the children are declared stuck (a failure, never a skip). */
 const ROUND_TIMEOUT_MS = 60_000;
@@ -47,7 +47,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: () => string): Pr
 }
 
 function startChild(label: string, env: Record<string, string>): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, label], {
+  const { command, args } = workerCommand('race-worker');
+  const child = spawn(command, [...args, label], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -8,8 +8,8 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
+import { workerCommand } from '../helpers/worker-command.js';
 
-const fixture = fileURLToPath(new URL('../fixtures/sqlite-create-contender.ts', import.meta.url));
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-cross-process-'));
 
@@ -29,7 +29,8 @@ interface Contender {
 }
 
 function startContender(file: string, owner: string): Contender {
-  const child = spawn(process.execPath, ['--import', 'tsx', fixture, file, owner], {
+  const { command, args } = workerCommand('sqlite-create-contender');
+  const child = spawn(command, [...args, file, owner], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
