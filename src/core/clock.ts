@@ -8,6 +8,12 @@ export interface Clock {
   now(): number;
   /** Resolve after `ms`; reject with the signal's reason when it aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Call `fn` once after `ms` unless cancelled first. Optional: without it, callers fall back to
+   * `sleep` with an abort signal. It exists because timers on hot paths (a lease renewal armed for
+   * every call) should cost a timer, not an AbortController.
+   */
+  schedule?(ms: number, fn: () => void): () => void;
 }
 
 function abortReason(signal: AbortSignal): unknown {
@@ -17,6 +23,12 @@ function abortReason(signal: AbortSignal): unknown {
 /** The wall clock and real timers. */
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
+  schedule(ms: number, fn: () => void): () => void {
+    const timer = setTimeout(fn, Math.max(0, ms));
+    // A pending renewal must never keep a process alive on its own.
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
@@ -93,6 +105,14 @@ export function createManualClock(start = 0): ManualClock {
         sleepers.add(sleeper);
         wakeDue();
       });
+    },
+    schedule(ms, fn) {
+      const sleeper = { until: current + Math.max(0, ms), wake: fn };
+      sleepers.add(sleeper);
+      wakeDue();
+      return () => {
+        sleepers.delete(sleeper);
+      };
     },
     advance(ms) {
       if (!Number.isFinite(ms) || ms < 0)

@@ -1,12 +1,14 @@
 /**
  * Run a body under a claim: renew the lease, expose the markers, record the outcome.
  */
+import type { Clock } from '../core/clock.js';
 import { LedgerFencedError } from '../errors.js';
 import { ActiveClaim } from './active-claim.js';
 import { markerScope } from './boundary-markers.js';
 import type { Body, ExecutorContext } from './claim-records.js';
 import type { Boundary, Outcome } from './envelope.js';
 import type { PreparedCall } from './prepare-call.js';
+import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { toRecordedError, toStoredResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
 import type { CallOptions } from './types.js';
@@ -23,22 +25,42 @@ export function failureOutcome(boundary: Boundary): Outcome {
   }
 }
 
+const STOPPED = new Error('Lease renewal stopped');
+
+/** `schedule` for clocks that only offer `sleep`. */
+function scheduleBySleep(clock: Clock): (ms: number, fn: () => void) => () => void {
+  return (ms, fn) => {
+    const stop = new AbortController();
+    clock.sleep(ms, stop.signal).then(fn, () => undefined);
+    return () => stop.abort(STOPPED);
+  };
+}
+
 function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): () => void {
   if (ttl <= 0) return () => undefined;
   const interval = Math.max(1, ctx.renewIntervalMs ?? Math.floor(ttl / 3));
-  const stop = new AbortController();
-  const loop = async (): Promise<void> => {
-    while (!stop.signal.aborted) {
-      await ctx.clock.sleep(interval, stop.signal);
-      await claim.write('renewLease', (_current, now) => ({ leaseUntil: now + ttl, lastHeartbeatAt: now }));
-    }
+  const schedule = ctx.clock.schedule?.bind(ctx.clock) ?? scheduleBySleep(ctx.clock);
+  let stopped = false;
+  const tick = (): void => {
+    if (stopped) return;
+    claim
+      .write('renewLease', (_current, now) => ({ leaseUntil: now + ttl, lastHeartbeatAt: now }))
+      .then(
+        () => {
+          if (!stopped) cancel = schedule(interval, tick);
+        },
+        (error: unknown) => {
+          // A fenced or unreachable owner stops renewing; its completion will be refused or retried.
+          if (!stopped)
+            ctx.logger?.warn?.('Lease renewal stopped', { key: claim.record.key, error: toRecordedError(error) });
+        },
+      );
   };
-  loop().catch((error: unknown) => {
-    if (stop.signal.aborted) return;
-    // A fenced or unreachable owner stops renewing; its completion will be refused or retried.
-    ctx.logger?.warn?.('Lease renewal stopped', { key: claim.record.key, error: toRecordedError(error) });
-  });
-  return () => stop.abort();
+  let cancel = schedule(interval, tick);
+  return () => {
+    stopped = true;
+    cancel();
+  };
 }
 
 /** Run `body` as the owner of `record` and record its outcome. */
@@ -65,14 +87,16 @@ export async function runClaimed(
     stopRenewal();
   }
   const stored = toStoredResult(value);
+  let completed: TransitionRecord;
   try {
-    await claim.write('complete', (_current, now) => ({
+    completed = await claim.write('complete', (current, now) => ({
       outcome: 'COMPLETED',
       ...(stored.result === undefined ? {} : { result: stored.result }),
       error: stored.error,
       completedAt: now,
       leaseUntil: null,
       owner: null,
+      receiptRef: receiptRefFor(ctx, 'outcome', current.version + 1),
     }));
   } catch (error) {
     if (error instanceof LedgerFencedError) throw error;
@@ -83,18 +107,23 @@ export async function runClaimed(
       tool: record.tool,
       error: toRecordedError(error),
     });
+    return value;
   }
+  // The receipt never changes the result: its failures go to the logger, and the sweep repairs them.
+  await afterRecorded(ctx, completed);
   return value;
 }
 
 async function recordFailure(ctx: ExecutorContext, claim: ActiveClaim, error: unknown): Promise<void> {
+  let failed: TransitionRecord;
   try {
-    await claim.write('fail', (_current, now) => ({
+    failed = await claim.write('fail', (current, now) => ({
       outcome: failureOutcome(claim.boundary),
       error: toRecordedError(error),
       completedAt: now,
       leaseUntil: null,
       owner: null,
+      receiptRef: receiptRefFor(ctx, 'outcome', current.version + 1),
     }));
   } catch (storageError) {
     // The tool's own error wins; the record stays IN_FLIGHT and its lease decides what comes next.
@@ -102,5 +131,7 @@ async function recordFailure(ctx: ExecutorContext, claim: ActiveClaim, error: un
       key: claim.record.key,
       error: toRecordedError(storageError),
     });
+    return;
   }
+  await afterRecorded(ctx, failed);
 }

@@ -23,30 +23,32 @@ export function createMemoryStorage(): LedgerStorage {
     if (closed) throw new Error('Memory ledger storage is closed');
   }
 
-  // Records are copied on the way in and out so no caller can change stored state by reference.
-  const copy = (record: TransitionRecord): TransitionRecord => structuredClone(record);
+  // Records are copied on the way in and stored deep-frozen, so they can be handed out without a
+  // copy and no caller can change stored state by reference. The JSON round trip also gives the
+  // stored form the durable drivers give (undefined members dropped).
+  const copy = (record: TransitionRecord): TransitionRecord => deepFreeze(JSON.parse(JSON.stringify(record)));
 
   return {
     capabilities: Object.freeze({ name: 'memory', crossProcess: false, durable: false }),
 
     async get(key) {
       assertOpen();
-      const record = records.get(key);
-      return record === undefined ? null : copy(record);
+      return records.get(key) ?? null;
     },
 
     async create(record): Promise<CreateResult> {
       assertOpen();
       const existing = records.get(record.key);
-      if (existing !== undefined) return { created: false, conflict: 'key', record: copy(existing) };
+      if (existing !== undefined) return { created: false, conflict: 'key', record: existing };
       if (record.ticketKey !== null) {
         const holder = tickets.get(record.ticketKey);
         const holderRecord = holder === undefined ? undefined : records.get(holder);
-        if (holderRecord !== undefined) return { created: false, conflict: 'ticket', record: copy(holderRecord) };
+        if (holderRecord !== undefined) return { created: false, conflict: 'ticket', record: holderRecord };
         tickets.set(record.ticketKey, record.key);
       }
-      records.set(record.key, copy(record));
-      return { created: true, record: copy(record) };
+      const stored = copy(record);
+      records.set(record.key, stored);
+      return { created: true, record: stored };
     },
 
     async update(key, expectedVersion, next) {
@@ -54,15 +56,14 @@ export function createMemoryStorage(): LedgerStorage {
       const current = records.get(key);
       if (current === undefined || current.version !== expectedVersion) return false;
       // The ticket index entry belongs to the record that first claimed it; updates never move it.
-      records.set(key, { ...copy(next), ticketKey: current.ticketKey });
+      records.set(key, copy({ ...next, ticketKey: current.ticketKey }));
       return true;
     },
 
     async findByTicket(ticketKey) {
       assertOpen();
       const key = tickets.get(ticketKey);
-      const record = key === undefined ? undefined : records.get(key);
-      return record === undefined ? null : copy(record);
+      return (key === undefined ? undefined : records.get(key)) ?? null;
     },
 
     async list(query: ListQuery = {}): Promise<ListPage> {
@@ -84,7 +85,7 @@ export function createMemoryStorage(): LedgerStorage {
       const page = matching.slice(0, limit);
       const last = page.at(-1);
       return {
-        records: page.map(copy),
+        records: page,
         nextCursor: matching.length > limit && last !== undefined ? encodeCursor(last) : null,
       };
     },
@@ -93,4 +94,12 @@ export function createMemoryStorage(): LedgerStorage {
       closed = true;
     },
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
 }
