@@ -1,0 +1,140 @@
+/**
+ * `createPatchHarness`: an agent that proposes RFC 6902 changes to an application-owned JSON
+ * document and returns a validated proposal. It never applies or persists anything.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock } from '../core/clock.js';
+import { budgetFuse } from '../fuses/budget.js';
+import { createFuseBox, type FuseBoxOptions } from '../fuses/fuse-box.js';
+import { loopFuse } from '../fuses/loop.js';
+import { compactToolResults } from './context-policy/compact-tool-results.js';
+import type { ModelContextPolicy } from './context-policy/context-policy.js';
+import { compileDesignSpec, type DesignSpec } from './design/design-spec.js';
+import { HarnessConfigError } from './errors.js';
+import { type HarnessLimits, type ResolvedLimits, resolveLimits } from './limits.js';
+import type { DesignRenderer, MainModel, VisionModel } from './models/types.js';
+import type { CandidatePolicy } from './run/candidate-policy.js';
+import { systemMessage } from './run/contract.js';
+import type { PatchRunOptions } from './run/run-input.js';
+import type { RunResult } from './run/run-loop.js';
+import { startRun } from './run/start-run.js';
+import type { AgentTool } from './tools/agent-tool.js';
+import { compileTool, compileTools } from './tools/compile-tools.js';
+import { createEvidenceStore } from './tools/evidence-store.js';
+import { INSPECT_VISUAL } from './tools/inspect-visual.js';
+import { RETRIEVE_EVIDENCE, retrieveEvidenceTool } from './tools/retrieve-evidence.js';
+import type { ToolMiddleware } from './tools/tool-middleware.js';
+
+/** Options of {@link createPatchHarness}. */
+export interface PatchHarnessOptions {
+  readonly designSpec: DesignSpec;
+  readonly mainModel: MainModel;
+  /** Enables the built-in `inspect_visual` tool. */
+  readonly visionModel?: VisionModel;
+  /** Lets `inspect_visual` look at the design itself (requires `visionModel`). */
+  readonly renderer?: DesignRenderer;
+  readonly tools?: readonly AgentTool[];
+  readonly middleware?: readonly ToolMiddleware[];
+  readonly candidatePolicies?: readonly CandidatePolicy[];
+  /** Default {@link compactToolResults} with `afterModelCalls: 3`. */
+  readonly contextPolicy?: ModelContextPolicy;
+  readonly limits?: HarnessLimits;
+  /** Application guidance, sent after the harness's contract in the system message. */
+  readonly instructions?: string;
+  /** Time source for timeouts and elapsed times (default: the system clock). */
+  readonly clock?: Clock;
+}
+
+/** A configured harness; each `run` is independent. */
+export interface PatchHarness {
+  /** Run the agent once; resolves with a validated proposal, never applied to application state. */
+  run(options: PatchRunOptions): Promise<RunResult>;
+  /** The limits in force, defaults filled in. */
+  readonly limits: ResolvedLimits;
+}
+
+function named<T extends { readonly name?: unknown }>(
+  items: readonly T[] | undefined,
+  option: string,
+  method: string,
+): readonly T[] {
+  if (items === undefined) return [];
+  if (!Array.isArray(items)) throw new HarnessConfigError(option, 'expected an array');
+  items.forEach((item, index) => {
+    const ok = typeof item === 'object' && item !== null && typeof item.name === 'string';
+    if (!ok)
+      throw new HarnessConfigError(
+        `${option}[${index}]`,
+        `expected an object with a \`name\`${method === '' ? '' : ` and \`${method}\``}`,
+      );
+  });
+  return Object.freeze([...items]);
+}
+
+/**
+ * Create a patch harness. Everything is checked here — the design schema against the 2020-12
+ * meta-schema, tool names and schemas, limits — so that a misconfiguration fails at start-up.
+ *
+ * @example
+ * const harness = createPatchHarness({
+ *   designSpec: zodDesignSpec(z.object({ title: z.string(), color: z.string() })),
+ *   mainModel: createAiSdkMainModel({ model: openai('gpt-4.1') }),
+ *   tools: [lookupColor],
+ *   instructions: 'Keep titles under 60 characters.',
+ * });
+ * const result = await harness.run({ request: 'Make it blue', design: stored, canEdit: true });
+ * // result.patch: [{ op: 'replace', path: '/color', value: '#0000ff' }]; the application decides what to do with it
+ */
+export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
+  if (typeof options !== 'object' || options === null) throw new HarnessConfigError('options', 'expected an object');
+  const limits = resolveLimits(options.limits);
+  const spec = compileDesignSpec(options.designSpec);
+  const { mainModel, visionModel, renderer } = options;
+  if (typeof mainModel?.complete !== 'function' || typeof mainModel.id !== 'string') {
+    throw new HarnessConfigError('mainModel', 'expected `{ id: string, complete(request) }`');
+  }
+  if (visionModel !== undefined && typeof visionModel.complete !== 'function') {
+    throw new HarnessConfigError('visionModel', 'expected `{ id: string, complete(request) }`');
+  }
+  if (renderer !== undefined && (visionModel === undefined || typeof renderer.render !== 'function')) {
+    throw new HarnessConfigError('renderer', 'a renderer needs a `visionModel` and a `render(design)` function');
+  }
+  if (options.instructions !== undefined && typeof options.instructions !== 'string') {
+    throw new HarnessConfigError('instructions', 'expected a string');
+  }
+  const tools = compileTools(options.tools ?? [], limits, [RETRIEVE_EVIDENCE, INSPECT_VISUAL]);
+  // Compiled once (schema and settings); each run swaps in a body bound to its own evidence store.
+  const retrieve = compileTool(retrieveEvidenceTool(createEvidenceStore(), limits), limits, RETRIEVE_EVIDENCE, false);
+  const fuses: FuseBoxOptions = {
+    keepLog: false,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(limits.maxIdenticalToolCalls === undefined
+      ? {}
+      : { loop: loopFuse({ repeatThreshold: limits.maxIdenticalToolCalls + 1, maxCycleLength: 1, terminal: true }) }),
+    ...(limits.maxProviderTokens === undefined ? {} : { budget: budgetFuse({ maxTokens: limits.maxProviderTokens }) }),
+  };
+  const setup = Object.freeze({
+    limits,
+    spec,
+    mainModel,
+    visionModel,
+    renderer,
+    tools,
+    retrieve,
+    middleware: named(options.middleware, 'middleware', ''),
+    policies: named(options.candidatePolicies, 'candidatePolicies', 'check'),
+    contextPolicy: options.contextPolicy ?? compactToolResults({ afterModelCalls: 3 }),
+    system: systemMessage(options.instructions, spec.promptSchema),
+    clock: options.clock ?? systemClock,
+    fuseBox: () => createFuseBox(fuses),
+    newRunId: randomUUID,
+  });
+  if (typeof setup.contextPolicy?.apply !== 'function')
+    throw new HarnessConfigError('contextPolicy', 'expected `{ name, apply(messages, info) }`');
+  return Object.freeze({
+    limits,
+    run: function runPatchHarness(runOptions: PatchRunOptions): Promise<RunResult> {
+      return startRun(setup, runOptions);
+    },
+  });
+}

@@ -1,0 +1,233 @@
+/**
+ * Default model adapters over the Vercel AI SDK (`ai` 7, any provider). This is the only module
+ * that loads `ai`, lazily, on the first call; its types are declared structurally so that none
+ * of `ai` appears in our declarations.
+ */
+import { GuardError } from '../../errors.js';
+import { HarnessConfigError } from '../errors.js';
+import { fromAiToolCalls, fromAiUsage, toAiPrompt } from './ai-sdk-convert.js';
+import { mapAiSdkError } from './ai-sdk-errors.js';
+import type { MainModel, ModelRequest, ModelResponse, VisionModel, VisionRequest, VisionResponse } from './types.js';
+
+/** An AI SDK language model (a provider's model object) or a gateway model id. */
+export type AiSdkLanguageModel =
+  | string
+  | { readonly provider: string; readonly modelId: string; readonly specificationVersion: string };
+
+/** The parts of the `ai` module the adapters use. */
+export interface AiSdkModule {
+  generateText(options: Record<string, unknown>): PromiseLike<unknown>;
+  jsonSchema(schema: unknown): unknown;
+}
+
+/**
+ * How the final answer is requested: `structured` sends its JSON Schema (providers that support
+ * structured outputs enforce it), `json` asks for a JSON object without a schema, `text` asks
+ * for nothing and relies on the contract in the system message.
+ */
+export type AiSdkOutputMode = 'structured' | 'json' | 'text';
+
+/** Options shared by the AI SDK adapters. */
+export interface AiSdkModelOptions {
+  readonly model: AiSdkLanguageModel;
+  /** Name in traces and budget pricing (default: the model id). */
+  readonly id?: string;
+  /** The AI SDK's own retries of retryable provider failures (default: the SDK's, 2). */
+  readonly maxRetries?: number;
+  readonly temperature?: number;
+  /** Passed through to the provider. */
+  readonly providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** The `ai` module to use (default: `await import('ai')`). */
+  readonly ai?: AiSdkModule;
+}
+
+/** Options of {@link createAiSdkMainModel}. */
+export interface AiSdkMainModelOptions extends AiSdkModelOptions {
+  /** Default `structured`. */
+  readonly output?: AiSdkOutputMode;
+}
+
+/** `ai` is an optional peer dependency that is not installed. */
+export class MissingPeerDependencyError extends GuardError {
+  readonly packageName: string;
+
+  constructor(packageName: string, cause: unknown) {
+    super(
+      'missing_peer_dependency',
+      `The optional peer dependency \`${packageName}\` is not installed: run \`npm install ${packageName}\``,
+      { cause },
+    );
+    this.packageName = packageName;
+  }
+}
+
+let loaded: Promise<AiSdkModule> | undefined;
+
+function loadAi(): Promise<AiSdkModule> {
+  loaded ??= import('ai').then(
+    (module) => module as unknown as AiSdkModule,
+    (error: unknown) => {
+      loaded = undefined;
+      throw new MissingPeerDependencyError('ai', error);
+    },
+  );
+  return loaded;
+}
+
+function modelName(options: AiSdkModelOptions): string {
+  const { model } = options;
+  if (typeof model === 'string' && model !== '') return model;
+  if (typeof model === 'object' && model !== null && typeof model.modelId === 'string') return model.modelId;
+  throw new HarnessConfigError('model', 'expected an AI SDK language model or a gateway model id');
+}
+
+/** An `Output` that hands back the raw text: the harness parses and validates the answer itself. */
+function rawOutput(mode: AiSdkOutputMode, request: ModelRequest): unknown {
+  const format =
+    mode === 'text'
+      ? { type: 'text' }
+      : mode === 'json'
+        ? { type: 'json' }
+        : { type: 'json', schema: request.responseFormat.schema, name: request.responseFormat.name };
+  return {
+    name: mode === 'structured' ? 'object' : mode,
+    responseFormat: Promise.resolve(format),
+    parseCompleteOutput: async ({ text }: { text: string }) => text,
+    parsePartialOutput: async () => undefined,
+    createElementStreamTransform: () => undefined,
+  };
+}
+
+function abortSignalOf(signal: AbortSignal | undefined, timeout: AbortSignal | undefined): AbortSignal | undefined {
+  if (signal === undefined) return timeout;
+  if (timeout === undefined) return signal;
+  return AbortSignal.any([signal, timeout]);
+}
+
+async function generate(
+  options: AiSdkModelOptions,
+  call: Record<string, unknown>,
+  signals: VisionRequest | ModelRequest,
+): Promise<Record<string, unknown>> {
+  const name = modelName(options);
+  const ai = options.ai ?? (await loadAi());
+  try {
+    const result = await ai.generateText({
+      model: options.model,
+      ...call,
+      ...(options.maxRetries === undefined ? {} : { maxRetries: options.maxRetries }),
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(options.providerOptions === undefined ? {} : { providerOptions: options.providerOptions }),
+      abortSignal: abortSignalOf(signals.signal, signals.timeoutSignal),
+    });
+    return (result ?? {}) as Record<string, unknown>;
+  } catch (error) {
+    // An abort surfaces as the signal's own reason, never wrapped.
+    if (signals.signal?.aborted) throw signals.signal.reason;
+    if (signals.timeoutSignal?.aborted) throw signals.timeoutSignal.reason;
+    throw mapAiSdkError(error, name);
+  }
+}
+
+/** The answer's text: the structured-output text when there is one, else the step's text. */
+function answerText(result: Record<string, unknown>): string {
+  let output: unknown;
+  try {
+    output = result.output; // a getter that throws when the step ended in tool calls
+  } catch {
+    output = undefined;
+  }
+  if (typeof output === 'string') return output;
+  return typeof result.text === 'string' ? result.text : '';
+}
+
+function responseModel(result: Record<string, unknown>, fallback: string): string {
+  const response = result.response as { modelId?: unknown } | undefined;
+  return typeof response?.modelId === 'string' ? response.modelId : fallback;
+}
+
+/**
+ * A {@link MainModel} over the AI SDK: one `generateText` step per call, tools declared without
+ * `execute` (the harness runs them), the final answer in `structured`, `json` or `text` mode,
+ * usage mapped (input, output, cached, cache-write and reasoning tokens), provider failures
+ * mapped onto {@link ModelProviderError} subclasses.
+ *
+ * @example
+ * import { openai } from '@ai-sdk/openai';
+ * const mainModel = createAiSdkMainModel({ model: openai('gpt-4.1'), output: 'structured' });
+ * const harness = createPatchHarness({ designSpec, mainModel });
+ */
+export function createAiSdkMainModel(options: AiSdkMainModelOptions): MainModel {
+  const id = options.id ?? modelName(options);
+  const mode = options.output ?? 'structured';
+  if (mode !== 'structured' && mode !== 'json' && mode !== 'text') {
+    throw new HarnessConfigError('output', `expected \`structured\`, \`json\` or \`text\`, got \`${String(mode)}\``);
+  }
+  return {
+    id,
+    async complete(request: ModelRequest): Promise<ModelResponse> {
+      const ai = options.ai ?? (await loadAi());
+      const prompt = toAiPrompt(request.messages);
+      const tools: Record<string, unknown> = {};
+      for (const tool of request.tools) {
+        tools[tool.name] = { description: tool.description, inputSchema: ai.jsonSchema(tool.inputSchema) };
+      }
+      const result = await generate(
+        { ...options, ai },
+        {
+          ...(prompt.instructions === undefined ? {} : { instructions: prompt.instructions }),
+          messages: prompt.messages,
+          ...(request.tools.length === 0 ? {} : { tools }),
+          output: rawOutput(mode, request),
+          maxOutputTokens: request.maxOutputTokens,
+        },
+        request,
+      );
+      const usage = fromAiUsage(result.usage);
+      const text = answerText(result);
+      return {
+        text,
+        toolCalls: fromAiToolCalls(result.toolCalls),
+        ...(usage === undefined ? {} : { usage }),
+        ...(typeof result.finishReason === 'string' ? { finishReason: result.finishReason } : {}),
+        model: responseModel(result, id),
+      };
+    },
+  };
+}
+
+/**
+ * A {@link VisionModel} over the AI SDK: the images go as file parts of one user message, the
+ * answer is text.
+ *
+ * @example
+ * const visionModel = createAiSdkVisionModel({ model: openai('gpt-4.1-mini') });
+ */
+export function createAiSdkVisionModel(options: AiSdkModelOptions): VisionModel {
+  const id = options.id ?? modelName(options);
+  return {
+    id,
+    async complete(request: VisionRequest): Promise<VisionResponse> {
+      const parts: Record<string, unknown>[] = request.images.map((image) => ({
+        type: 'file',
+        mediaType: image.mediaType,
+        data: typeof image.data === 'string' && /^https?:\/\//.test(image.data) ? new URL(image.data) : image.data,
+      }));
+      parts.push({ type: 'text', text: request.prompt });
+      const result = await generate(
+        options,
+        {
+          messages: [{ role: 'user', content: parts }],
+          maxOutputTokens: request.maxOutputTokens,
+        },
+        request,
+      );
+      const usage = fromAiUsage(result.usage);
+      return {
+        text: typeof result.text === 'string' ? result.text : '',
+        ...(usage === undefined ? {} : { usage }),
+        model: responseModel(result, id),
+      };
+    },
+  };
+}

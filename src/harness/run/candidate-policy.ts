@@ -1,0 +1,45 @@
+/**
+ * Candidate policies: application rules a proposal must meet before it is returned.
+ */
+import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
+import type { ToolOutcome } from '../tools/agent-tool.js';
+
+/** What a candidate policy sees: the proposal, the design before and after, and every tool outcome of the run. */
+export interface CandidateContext {
+  readonly runId: string;
+  readonly request: string;
+  readonly message: string;
+  readonly patch: readonly JsonPatchOperation[] | null;
+  /** The trusted design the patch applies to. */
+  readonly base: JsonValue;
+  /** The design with the patch applied, already valid against the design spec. */
+  readonly candidate: JsonValue;
+  readonly changed: boolean;
+  readonly canEdit: boolean;
+  readonly capabilities: readonly string[];
+  /** Every tool outcome of the run so far, in order. */
+  readonly toolOutcomes: readonly ToolOutcome[];
+}
+
+/** A policy's verdict; a refusal's `message` is shown to the model, which may try again. */
+export type CandidateVerdict =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly message: string; readonly pointer?: string };
+
+/**
+ * A rule every proposal must meet, checked after the design spec accepted it (null patches
+ * included). Policies run in order; the first refusal counts as a validation retry.
+ *
+ * @example
+ * const checkedContrast: CandidatePolicy = {
+ *   name: 'contrast-checked',
+ *   check: ({ changed, toolOutcomes }) =>
+ *     !changed || toolOutcomes.some((o) => o.tool === 'check_contrast' && o.status === 'succeeded')
+ *       ? { ok: true }
+ *       : { ok: false, message: 'Run check_contrast on the changed colors before proposing' },
+ * };
+ */
+export interface CandidatePolicy {
+  readonly name: string;
+  check(context: CandidateContext): CandidateVerdict | Promise<CandidateVerdict>;
+}

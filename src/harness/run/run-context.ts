@@ -1,0 +1,49 @@
+/**
+ * The state of one run, shared by the loop and the tool pipeline. Created per run, so nothing
+ * (budgets, fuse history, evidence) is ever shared between runs.
+ */
+import type { Clock } from '../../core/clock.js';
+import type { FuseRun } from '../../fuses/run-box.js';
+import type { EventInput } from '../events.js';
+import type { JsonValue } from '../json-patch/apply-json-patch.js';
+import type { ResolvedLimits } from '../limits.js';
+import type { Artifact, ModelUsage } from '../models/types.js';
+import type { EvidenceStore } from '../tools/evidence-store.js';
+import type { ToolMiddleware } from '../tools/tool-middleware.js';
+import type { ModelCallTrace } from '../traces.js';
+
+/** One run's state. */
+export interface RunContext {
+  readonly runId: string;
+  readonly limits: ResolvedLimits;
+  readonly clock: Clock;
+  /** The caller's signal, unchanged. */
+  readonly signal: AbortSignal | undefined;
+  /** Aborts with a `RunLimitExceeded` when the run's time limit is reached. */
+  readonly runTimeout: AbortSignal;
+  /** The trusted design (frozen): the base of every patch. */
+  readonly design: JsonValue;
+  readonly canEdit: boolean;
+  readonly capabilities: readonly string[];
+  readonly inputArtifacts: readonly Artifact[];
+  readonly middleware: readonly ToolMiddleware[];
+  /** The loop guard and the provider-token budget (fuses that are off allow everything). */
+  readonly fuses: FuseRun;
+  readonly evidence: EvidenceStore;
+  /** Charged calls per tool. */
+  readonly callCounts: Map<string, number>;
+  /** Bytes of tool results shown to the model so far. */
+  toolResultBytes: number;
+  readonly emit: (event: EventInput) => void;
+  /** Record a model call made outside the main loop (the vision tool's). */
+  readonly recordModelCall: (trace: ModelCallTrace, usage: ModelUsage | undefined) => void;
+}
+
+/** Deep-freeze a JSON value (a private copy the harness hands to tools). */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

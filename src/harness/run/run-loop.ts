@@ -1,0 +1,230 @@
+/**
+ * The run loop: call the model; run the tools it asks for; check its final answer; retry on a
+ * protocol error (the counter resets after a usable answer) or a refused proposal (the counter
+ * resets per work phase, i.e. whenever the model runs tools again); stop on any limit.
+ */
+import { canonicalJson } from '../../core/canonical-json.js';
+import { RunLimit, RunLimitExceeded } from '../errors.js';
+import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
+import type { ModelMessage, ModelToolCall, ModelUsage } from '../models/types.js';
+import type { ToolOutcome } from '../tools/agent-tool.js';
+import type { CompiledTool } from '../tools/compile-tools.js';
+import { runToolBatch } from '../tools/run-tool-batch.js';
+import {
+  createStepTrace,
+  type ModelCallTrace,
+  type StepKind,
+  type StepTrace,
+  type ValidationTrace,
+} from '../traces.js';
+import { addUsage, EMPTY_USAGE, type HarnessUsage } from '../usage.js';
+import { checkProposal, type ProposalRules } from './check-proposal.js';
+import { parseFinalAnswer } from './final-answer.js';
+import { callMainModel, type ModelStepSetup } from './model-step.js';
+import { raceSignals } from './race.js';
+import { deepFreeze, type RunContext } from './run-context.js';
+
+/** The proposal of a run: validated, never applied to application state. */
+export interface RunResult {
+  readonly runId: string;
+  /** The model's answer to the user. */
+  readonly message: string;
+  /** The proposed design (the current one when the patch is null or changes nothing). */
+  readonly design: JsonValue;
+  readonly changed: boolean;
+  readonly patch: readonly JsonPatchOperation[] | null;
+  readonly toolOutcomes: readonly ToolOutcome[];
+  readonly succeededToolOutcomes: readonly ToolOutcome[];
+  /** Every outcome that did not succeed (failed, rejected, timed out, deferred). */
+  readonly failedToolOutcomes: readonly ToolOutcome[];
+  readonly traces: readonly StepTrace[];
+  /** Every model call of the run, main and vision, in order. */
+  readonly modelCalls: readonly ModelCallTrace[];
+  readonly usage: HarnessUsage;
+}
+
+/** What the loop runs with. */
+export interface LoopSetup extends ModelStepSetup {
+  readonly offered: ReadonlyMap<string, CompiledTool>;
+  readonly rules: ProposalRules;
+  readonly onStep: ((trace: StepTrace) => void | Promise<void>) | undefined;
+}
+
+/** The loop's books: every model call, usage, outcome and step trace of the run. */
+export interface RunBooks {
+  readonly modelCalls: ModelCallTrace[];
+  readonly outcomes: ToolOutcome[];
+  readonly traces: StepTrace[];
+  usage: HarnessUsage;
+}
+
+/** Fresh books, with the recorder model calls go through. */
+export function createBooks(): RunBooks & { record(trace: ModelCallTrace, usage: ModelUsage | undefined): void } {
+  const books = {
+    modelCalls: [] as ModelCallTrace[],
+    outcomes: [] as ToolOutcome[],
+    traces: [] as StepTrace[],
+    usage: EMPTY_USAGE,
+    record(trace: ModelCallTrace, usage: ModelUsage | undefined) {
+      books.modelCalls.push(trace);
+      books.usage = addUsage(books.usage, usage);
+    },
+  };
+  return books;
+}
+
+function stop(run: RunContext, limit: RunLimit, value: number, reason: string): RunLimitExceeded {
+  return new RunLimitExceeded({ limit, value, runId: run.runId, message: `Run \`${run.runId}\` stopped: ${reason}` });
+}
+
+/** Give every call of a turn a usable, unique id (models sometimes leave them empty or repeat them). */
+function withIds(calls: readonly ModelToolCall[], step: number): ModelToolCall[] {
+  const seen = new Set<string>();
+  return calls.map((call, index) => {
+    const id = typeof call.id === 'string' && call.id !== '' && !seen.has(call.id) ? call.id : `call_${step}_${index}`;
+    seen.add(id);
+    // Frozen: a tool that writes to its input must not change the transcript or the outcome.
+    return Object.freeze({ ...call, id, input: deepFreeze(call.input) });
+  });
+}
+
+const PROTOCOL_HINT =
+  'Answer with exactly one JSON object {"message": string, "patch": array | null} and nothing else.';
+
+/** Run the loop until a proposal is accepted; throws on a limit, an abort, or a failing model. */
+export async function runLoop(
+  run: RunContext,
+  setup: LoopSetup,
+  transcript: ModelMessage[],
+  books: ReturnType<typeof createBooks>,
+): Promise<RunResult> {
+  const { limits } = run;
+  let protocolRetries = 0;
+  let validationRetries = 0;
+  const candidates = new Map<string, number>();
+  for (let step = 1; ; step++) {
+    if (step > limits.maxSteps)
+      throw stop(
+        run,
+        RunLimit.maxSteps,
+        limits.maxSteps,
+        `it made ${limits.maxSteps} model calls without an accepted answer`,
+      );
+    const stepId = `${run.runId}/step-${step}`;
+    const startedAt = run.clock.now();
+    const { response, trace } = await callMainModel(run, setup, transcript, step, stepId, books.record);
+    const finish = async (
+      kind: StepKind,
+      outcomes: readonly ToolOutcome[],
+      validation?: ValidationTrace,
+    ): Promise<void> => {
+      const stepTrace = createStepTrace({
+        runId: run.runId,
+        step,
+        stepId,
+        kind,
+        startedAt,
+        elapsedMs: run.clock.now() - startedAt,
+        modelCall: trace,
+        toolOutcomes: outcomes,
+        ...(validation === undefined ? {} : { validation }),
+      });
+      books.traces.push(stepTrace);
+      await setup.onStep?.(stepTrace);
+    };
+    const calls = response.toolCalls ?? [];
+    if (calls.length > 0) {
+      protocolRetries = 0;
+      validationRetries = 0; // a new work phase
+      const named = withIds(calls, step);
+      transcript.push({ role: 'assistant', content: response.text, toolCalls: named });
+      const ends = await runToolBatch(run, setup.offered, named, step, stepId);
+      for (const end of ends) {
+        transcript.push(end.message);
+        books.outcomes.push(end.outcome);
+      }
+      await finish(
+        'tool_calls',
+        ends.map((end) => end.outcome),
+      );
+      continue;
+    }
+    const answerText =
+      response.text !== '' || response.output === undefined ? response.text : canonicalJson(response.output);
+    run.emit({ type: 'validation_started', stepId });
+    const validationStart = run.clock.now();
+    const validated = (status: 'accepted' | 'protocol_error' | 'refused') =>
+      run.emit({ type: 'validation_finished', stepId, status, elapsedMs: run.clock.now() - validationStart });
+    const parsed = parseFinalAnswer(response);
+    if (!parsed.ok) {
+      validated('protocol_error');
+      await finish('protocol_error', [], { status: 'protocol_error', code: 'protocol_error', message: parsed.reason });
+      if (++protocolRetries > limits.maxProtocolRetries) {
+        throw stop(
+          run,
+          RunLimit.maxProtocolRetries,
+          limits.maxProtocolRetries,
+          `${protocolRetries} unusable answers in a row (last: ${parsed.reason})`,
+        );
+      }
+      transcript.push(
+        { role: 'assistant', content: answerText },
+        { role: 'user', content: `Your last answer could not be used: ${parsed.reason}. ${PROTOCOL_HINT}` },
+      );
+      continue;
+    }
+    protocolRetries = 0;
+    const checked = await raceSignals(checkProposal(run, setup.rules, parsed.answer, books.outcomes), [
+      run.signal,
+      run.runTimeout,
+    ]);
+    if (!checked.ok) {
+      validated('refused');
+      const validation = {
+        status: 'refused' as const,
+        code: checked.code,
+        message: checked.message,
+        ...(checked.pointer === undefined ? {} : { pointer: checked.pointer }),
+      };
+      await finish('validation_error', [], validation);
+      const seen = (candidates.get(checked.fingerprint) ?? 0) + 1;
+      candidates.set(checked.fingerprint, seen);
+      const maxSame = limits.maxIdenticalCandidates;
+      if (maxSame !== undefined && seen > maxSame) {
+        throw stop(run, RunLimit.maxIdenticalCandidates, maxSame, `the same candidate was proposed ${seen} times`);
+      }
+      if (++validationRetries > limits.maxValidationRetries) {
+        throw stop(
+          run,
+          RunLimit.maxValidationRetries,
+          limits.maxValidationRetries,
+          `${validationRetries} proposals were refused in one work phase (last: ${checked.message})`,
+        );
+      }
+      transcript.push(
+        { role: 'assistant', content: answerText },
+        {
+          role: 'user',
+          content: `Your proposal was refused (${checked.code}): ${checked.message}. Fix it and answer again, or answer with "patch": null and explain why.`,
+        },
+      );
+      continue;
+    }
+    validated('accepted');
+    await finish('final', [], { status: 'accepted' });
+    const outcomes = [...books.outcomes];
+    return {
+      runId: run.runId,
+      message: parsed.answer.message,
+      design: deepFreeze(checked.design),
+      changed: checked.changed,
+      patch: parsed.answer.patch,
+      toolOutcomes: outcomes,
+      succeededToolOutcomes: outcomes.filter((outcome) => outcome.status === 'succeeded'),
+      failedToolOutcomes: outcomes.filter((outcome) => outcome.status !== 'succeeded'),
+      traces: [...books.traces],
+      modelCalls: [...books.modelCalls],
+      usage: books.usage,
+    };
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Traces of a run: one {@link StepTrace} per main-model call and one {@link ModelCallTrace} per
+ * model call. `toJSON()` gives everything; `redacted()` keeps ids, statuses, sizes and SHA-256
+ * fingerprints, never message text, arguments or results.
+ */
+import { sha256Hex } from '../core/fingerprint.js';
+import type { ModelMessage, ModelToolCall, ModelUsage } from './models/types.js';
+import type { ToolOutcome } from './tools/agent-tool.js';
+
+/** What went into a model call. */
+export type ModelCallInputTrace =
+  | { readonly messages: readonly ModelMessage[]; readonly tools: readonly string[] }
+  | { readonly prompt: string; readonly images: readonly string[] };
+
+/** Everything recorded about one model call. */
+export interface ModelCallTraceData {
+  readonly callId: string;
+  readonly runId: string;
+  readonly stepId: string;
+  readonly kind: 'main' | 'vision';
+  readonly model: string;
+  readonly startedAt: number;
+  readonly elapsedMs: number;
+  readonly status: 'ok' | 'error';
+  readonly input: ModelCallInputTrace;
+  readonly output?: {
+    readonly text: string;
+    readonly toolCalls: readonly ModelToolCall[];
+    readonly finishReason?: string;
+  };
+  readonly usage?: ModelUsage;
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** A model call's trace. */
+export interface ModelCallTrace extends ModelCallTraceData {
+  toJSON(): ModelCallTraceData;
+  redacted(): Readonly<Record<string, unknown>>;
+}
+
+/** How a step ended. */
+export type StepKind = 'tool_calls' | 'final' | 'protocol_error' | 'validation_error';
+
+/** What the check of a final answer found. */
+export interface ValidationTrace {
+  readonly status: 'accepted' | 'protocol_error' | 'refused';
+  readonly code?: string;
+  readonly message?: string;
+  readonly pointer?: string;
+}
+
+/** Everything recorded about one step (one main-model call and what followed from it). */
+export interface StepTraceData {
+  readonly runId: string;
+  readonly step: number;
+  readonly stepId: string;
+  readonly kind: StepKind;
+  readonly startedAt: number;
+  readonly elapsedMs: number;
+  readonly modelCall: ModelCallTraceData;
+  readonly toolOutcomes: readonly ToolOutcome[];
+  readonly validation?: ValidationTrace;
+}
+
+/** A step's trace. */
+export interface StepTrace extends Omit<StepTraceData, 'modelCall'> {
+  readonly modelCall: ModelCallTrace;
+  toJSON(): StepTraceData;
+  redacted(): Readonly<Record<string, unknown>>;
+}
+
+function digest(text: string): { bytes: number; sha256: string } {
+  return { bytes: Buffer.byteLength(text, 'utf8'), sha256: sha256Hex(text) };
+}
+
+function redactMessage(message: ModelMessage): Readonly<Record<string, unknown>> {
+  const base = { role: message.role, ...digest(message.content) };
+  if (message.role === 'assistant') {
+    return { ...base, toolCalls: (message.toolCalls ?? []).map((call) => ({ id: call.id, name: call.name })) };
+  }
+  if (message.role === 'tool') return { ...base, toolCallId: message.toolCallId, toolName: message.toolName };
+  return base;
+}
+
+function redactModelCall(data: ModelCallTraceData): Readonly<Record<string, unknown>> {
+  const { input, output, error, ...rest } = data;
+  return {
+    ...rest,
+    input:
+      'messages' in input
+        ? { messages: input.messages.map(redactMessage), tools: input.tools }
+        : { prompt: digest(input.prompt), images: input.images },
+    ...(output === undefined
+      ? {}
+      : {
+          output: {
+            text: digest(output.text),
+            toolCalls: output.toolCalls.map((call) => ({ id: call.id, name: call.name })),
+            ...(output.finishReason === undefined ? {} : { finishReason: output.finishReason }),
+          },
+        }),
+    ...(error === undefined ? {} : { error: { code: error.code } }),
+  };
+}
+
+function redactOutcome(outcome: ToolOutcome): Readonly<Record<string, unknown>> {
+  return {
+    callId: outcome.callId,
+    tool: outcome.tool,
+    status: outcome.status,
+    position: outcome.position,
+    charged: outcome.charged,
+    elapsedMs: outcome.elapsedMs,
+    ...(outcome.evidenceRef === undefined ? {} : { evidenceRef: outcome.evidenceRef }),
+    ...(outcome.error === undefined ? {} : { errorCode: outcome.error.code }),
+  };
+}
+
+/** Freeze a model call's data into a trace. */
+export function createModelCallTrace(data: ModelCallTraceData): ModelCallTrace {
+  const frozen = Object.freeze({ ...data });
+  return Object.freeze({
+    ...frozen,
+    toJSON: () => frozen,
+    redacted: () => redactModelCall(frozen),
+  });
+}
+
+/** Freeze a step's data into a trace. */
+export function createStepTrace(
+  data: Omit<StepTraceData, 'modelCall'> & { readonly modelCall: ModelCallTrace },
+): StepTrace {
+  const { modelCall, ...rest } = data;
+  const plain: StepTraceData = Object.freeze({
+    ...rest,
+    modelCall: modelCall.toJSON(),
+    toolOutcomes: Object.freeze([...rest.toolOutcomes]),
+  });
+  return Object.freeze({
+    ...plain,
+    modelCall,
+    toJSON: () => plain,
+    redacted: () => ({
+      ...rest,
+      modelCall: modelCall.redacted(),
+      toolOutcomes: plain.toolOutcomes.map(redactOutcome),
+      ...(rest.validation === undefined
+        ? {}
+        : {
+            validation: {
+              status: rest.validation.status,
+              ...(rest.validation.code === undefined ? {} : { code: rest.validation.code }),
+            },
+          }),
+    }),
+  });
+}
