@@ -288,6 +288,70 @@ export {
   SideEffectClass,
   Spendability,
 } from './ledger/envelope.js';
+export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './ledger/receipts/errors.js';
+export {
+  createJsonlReceiptSink,
+  type JsonlReceiptSink,
+  type JsonlReceiptSinkOptions,
+} from './ledger/receipts/jsonl-sink.js';
+export { createMemoryReceiptSink, type MemoryReceiptSink } from './ledger/receipts/memory-sink.js';
+export {
+  type ChainHead,
+  headOf,
+  isReceipt,
+  RECEIPT_SCHEMA,
+  type Receipt,
+  ReceiptActionKind,
+  type ReceiptDraft,
+  type ReceiptError,
+  type ReceiptEvent,
+  type ReceiptOperator,
+  ReceiptOutcome,
+  receiptHash,
+  receiptIdOf,
+  receiptShapeProblem,
+  signingPayload,
+  type UnsignedReceipt,
+} from './ledger/receipts/receipt.js';
+export type { AppendResult, ReceiptSink } from './ledger/receipts/receipt-sink.js';
+export {
+  createReceiptWriter,
+  type ReceiptWriter,
+  type ReceiptWriterOptions,
+  sealReceipt,
+  type WriteResult,
+} from './ledger/receipts/receipt-writer.js';
+export {
+  isPendingReceiptRef,
+  type OwedReceipt,
+  owedReceipt,
+  pendingReceiptRef,
+  type RecordEvent,
+  TERMINAL_OUTCOMES,
+} from './ledger/receipts/record-receipts.js';
+export {
+  createEd25519Signer,
+  createEd25519Verifier,
+  createHmacSigner,
+  createHmacVerifier,
+  createReceiptSigner,
+  type KeyInput,
+  MIN_HMAC_KEY_BYTES,
+  ReceiptAlgorithm,
+  type ReceiptKey,
+  type ReceiptKeySettings,
+  type ReceiptSigner,
+} from './ledger/receipts/signers.js';
+export {
+  type BrokenLink,
+  BrokenReason,
+  type ReceiptAnchor,
+  type ReceiptSource,
+  type VerifyProgress,
+  type VerifyReceiptsOptions,
+  type VerifyReceiptsResult,
+  verifyReceipts,
+} from './ledger/receipts/verify-receipts.js';
 export {
   type GateAttempt,
   type GateDecision,
@@ -324,6 +388,8 @@ export type {
   Reconciler,
   ReconcileVerdict,
   ReleaseInput,
+  SweepReceiptsOptions,
+  SweepReceiptsReport,
   TaskCallOptions,
   TaskSpec,
   ToolIdentity,

@@ -5,10 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { type Command, type CommandContext, ExitCode, UsageError } from './command.js';
 import { demoCommand } from './commands/demo.js';
+import { receiptsCommand } from './commands/receipts.js';
 import { createOutput } from './output.js';
 
 /** Every command, in the order `hyphae help` lists them. */
-const COMMANDS: readonly Command[] = [demoCommand];
+const COMMANDS: readonly Command[] = [demoCommand, receiptsCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -5,9 +5,11 @@ import type { Clock } from '../core/clock.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { asStorageError } from './active-claim.js';
 import type { PreparedCall } from './prepare-call.js';
+import { settleBeforeReplacing } from './receipts/ledger-receipts.js';
+import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import { withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
-import type { CallOptions, LedgerLogger, Reconciler } from './types.js';
+import type { CallOptions, LedgerEvent, LedgerLogger, Reconciler } from './types.js';
 
 /** The ledger settings the executor reads. */
 export interface ExecutorContext {
@@ -25,6 +27,9 @@ export interface ExecutorContext {
   readonly logger: LedgerLogger | undefined;
   readonly deferReadOnlyUnknown: boolean;
   readonly markerWarned: Set<string>;
+  /** Signs and appends receipts; undefined when receipts are off. */
+  readonly receipts: ReceiptWriter | undefined;
+  readonly onEvent: ((event: LedgerEvent) => void) | undefined;
   newOwner(): string;
 }
 
@@ -104,6 +109,8 @@ export function takeoverRecord(
     externalOperationRef: resetBoundary ? null : existing.externalOperationRef,
     providerIdempotencyKey: call.attempt.providerIdempotencyKey,
     operatorResolution: changes.operatorResolution ?? supersedeRelease(existing.operatorResolution, now),
+    // A new attempt owes nothing yet; the receipt of the outcome it replaces is settled first.
+    receiptRef: null,
     updatedAt: now,
     completedAt: null,
   };
@@ -122,12 +129,16 @@ function supersedeRelease(
     : resolution;
 }
 
-/** CAS `next` over `existing`; true when this caller now holds the claim. */
+/**
+ * CAS `next` over `existing`; true when this caller now holds the claim. A receipt `existing` still
+ * owes (its process died before writing it) is emitted first, so replacing the record loses nothing.
+ */
 export async function tryTakeover(
   ctx: ExecutorContext,
   existing: TransitionRecord,
   next: TransitionRecord,
 ): Promise<boolean> {
+  await settleBeforeReplacing(ctx, existing);
   try {
     return await ctx.storage.update(existing.key, existing.version, next);
   } catch (error) {

@@ -5,18 +5,21 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
-import { GuardError } from '../errors.js';
+import { GuardError, LedgerHardBlockError } from '../errors.js';
 import { markerScope } from './boundary-markers.js';
 import type { Body, ExecutorContext } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
 import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
+import { receiptBlocked, sweepReceipts } from './receipts/ledger-receipts.js';
+import { createReceiptWriter, type ReceiptWriter } from './receipts/receipt-writer.js';
 import { normalizeScope } from './transition-key.js';
 import type {
   CallOptions,
   Ledger,
   LedgeredFunction,
   LedgerOptions,
+  LedgerReceiptsOption,
   TaskCallOptions,
   TaskSpec,
   ToolSpec,
@@ -34,6 +37,16 @@ function requireText(name: string, value: unknown): string {
     throw new GuardError('invalid_option', `\`${name}\` must be a non-empty string`);
   }
   return value;
+}
+
+function receiptWriterOf(option: LedgerReceiptsOption | undefined): ReceiptWriter | undefined {
+  if (option === undefined) return undefined;
+  if (option === null || typeof option !== 'object' || option.sink === undefined || option.signer === undefined) {
+    throw new GuardError('invalid_option', '`receipts` needs a `sink` and a `signer`');
+  }
+  return 'write' in option && typeof option.write === 'function'
+    ? option
+    : createReceiptWriter({ sink: option.sink, signer: option.signer });
 }
 
 /**
@@ -71,6 +84,10 @@ export function createLedger(options: LedgerOptions): Ledger {
   const ownerPrefix = options.ownerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   let claims = 0;
   const runScope = createAsyncScope<RunContext>();
+  const receipts = receiptWriterOf(options.receipts);
+  if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
+    throw new GuardError('invalid_option', '`onEvent` must be a function');
+  }
 
   const ctx: ExecutorContext = Object.freeze({
     storage: options.storage,
@@ -91,6 +108,8 @@ export function createLedger(options: LedgerOptions): Ledger {
     logger: options.logger,
     deferReadOnlyUnknown: options.deferReadOnlyUnknown === true,
     markerWarned: new Set<string>(),
+    receipts,
+    onEvent: options.onEvent,
     newOwner: () => `${ownerPrefix}#${++claims}`,
   });
   const defaultDrift = options.onArgsDrift ?? 'soft';
@@ -98,9 +117,15 @@ export function createLedger(options: LedgerOptions): Ledger {
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
       // Preparing the call can throw (arguments with no JSON form): that refuses before any claim.
-      return Promise.resolve().then(() => {
+      const run = Promise.resolve().then(() => {
         const call = prepareCall(spec, agentId, policyVersion, args, callOptions, runScope.get());
         return execute(ctx, call, body, callOptions);
+      });
+      if (receipts === undefined) return run;
+      // Every refusal gets a BLOCKED receipt before the error reaches the caller.
+      return run.catch(async (error: unknown) => {
+        if (error instanceof LedgerHardBlockError) await receiptBlocked(ctx, error.record, error);
+        throw error;
       });
     };
   }
@@ -135,6 +160,13 @@ export function createLedger(options: LedgerOptions): Ledger {
     waitFor: (key, waitOptions) => waitForTransition(ctx, key, waitOptions),
     get: (key) => ctx.storage.get(key),
     list: (query) => ctx.storage.list(query),
-    close: () => ctx.storage.close(),
+    sweepReceipts: (sweepOptions) => sweepReceipts(ctx, sweepOptions),
+    async close() {
+      try {
+        await receipts?.close();
+      } finally {
+        await ctx.storage.close();
+      }
+    },
   };
 }

@@ -11,6 +11,7 @@ import { LedgerHardBlockError } from '../errors.js';
 import { asStorageError } from './active-claim.js';
 import { type ExecutorContext, takeoverRecord, tryTakeover } from './claim-records.js';
 import type { PreparedCall } from './prepare-call.js';
+import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { type GateDecision, isExpired } from './resolve-gate.js';
 import { readStoredResult, toStoredResult, withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
@@ -109,10 +110,14 @@ export async function resolveHardBlock(
       owner: null,
       leaseUntil: null,
       version: existing.version + 1,
+      receiptRef: receiptRefFor(ctx, 'outcome', existing.version + 1),
       updatedAt: at,
       completedAt: at,
     };
-    if (await tryTakeover(ctx, existing, next)) return { kind: 'return', value: readStoredResult(next) };
+    if (await tryTakeover(ctx, existing, next)) {
+      await afterRecorded(ctx, next);
+      return { kind: 'return', value: readStoredResult(next) };
+    }
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }
   if (verdict.status === 'NOT_EXECUTED') {

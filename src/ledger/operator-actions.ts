@@ -12,6 +12,7 @@ import {
 } from '../errors.js';
 import { asStorageError } from './active-claim.js';
 import type { ExecutorContext } from './claim-records.js';
+import { afterRecorded, receiptRefFor, settleBeforeReplacing } from './receipts/ledger-receipts.js';
 import { isExpired } from './resolve-gate.js';
 import { toStoredResult, withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
@@ -85,6 +86,7 @@ export async function releaseTransition(
     operatorResolution: resolution,
     fence: current.outcome === 'IN_FLIGHT' ? current.fence + 1 : current.fence,
     version: current.version + 1,
+    receiptRef: receiptRefFor(ctx, 'release', current.version + 1),
     updatedAt: now,
   };
   if (input.verified === 'completed') {
@@ -100,10 +102,11 @@ export async function releaseTransition(
       completedAt: now,
     };
   }
+  await settleBeforeReplacing(ctx, current);
   if (!(await write(ctx, current, next))) {
     throw new LedgerReleaseRefusedError(key, 'the transition changed while releasing; read it and try again', current);
   }
-  return next;
+  return afterRecorded(ctx, next);
 }
 
 /** Expire the lease of an IN_FLIGHT transition whose worker is known to be dead. */
@@ -125,14 +128,16 @@ export async function markWorkerDead(ctx: ExecutorContext, key: string, input: A
       message: `Worker \`${current.owner ?? 'unknown'}\` marked dead by ${input.by}: ${input.reason}`,
     },
     version: current.version + 1,
+    receiptRef: receiptRefFor(ctx, 'mark_worker_dead', current.version + 1),
     updatedAt: now,
   };
+  await settleBeforeReplacing(ctx, current);
   if (!(await write(ctx, current, next))) {
     throw new LedgerError(`Transition \`${key}\` changed while marking its worker dead; read it and try again`, {
       code: 'ledger_conflict',
     });
   }
-  return next;
+  return afterRecorded(ctx, next);
 }
 
 /** Wait until a transition leaves IN_FLIGHT (or its lease expires) and return it. */

@@ -4,6 +4,10 @@
 import type { Clock } from '../core/clock.js';
 import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
 import type { RetryPermission, SideEffectClass, Spendability } from './envelope.js';
+import type { Receipt } from './receipts/receipt.js';
+import type { ReceiptSink } from './receipts/receipt-sink.js';
+import type { ReceiptWriter } from './receipts/receipt-writer.js';
+import type { ReceiptSigner } from './receipts/signers.js';
 import type { LedgerScope, TransitionRecord } from './transition-record.js';
 
 /** Where the ledger reports what it cannot raise (a lost completion write, a marker outside a tool). */
@@ -44,6 +48,53 @@ export type ReconcileVerdict =
 /** Asks the provider whether an operation happened. May be sync or async. */
 export type Reconciler = (request: ReconcileRequest) => ReconcileVerdict | Promise<ReconcileVerdict>;
 
+/**
+ * Where the ledger's receipts go and who signs them: a sink and a signer, or a writer shared with
+ * another ledger (an action ledger and a task ledger on one chain).
+ */
+export type LedgerReceiptsOption = { readonly sink: ReceiptSink; readonly signer: ReceiptSigner } | ReceiptWriter;
+
+/**
+ * What the ledger reports through `onEvent`, in order:
+ *
+ * - `transition_recorded`: a terminal outcome, a release or a worker marked dead is durable, and its
+ *   receipt (when receipts are on) is not yet written;
+ * - `receipt_written`: that receipt is on the chain (`receipt` is null when the chain already held
+ *   it) and its `receiptRef` is not yet on the record.
+ */
+export type LedgerEvent =
+  | { readonly type: 'transition_recorded'; readonly record: TransitionRecord }
+  | {
+      readonly type: 'receipt_written';
+      readonly receiptId: string;
+      readonly receipt: Receipt | null;
+      readonly record: TransitionRecord;
+    };
+
+/** Options of {@link Ledger.sweepReceipts}. */
+export interface SweepReceiptsOptions {
+  /** Only look at records updated at or after this epoch ms (a sweep after a known crash time). */
+  readonly updatedFrom?: number;
+  /** Records per `storage.list` page. Default 500. */
+  readonly pageSize?: number;
+}
+
+/** What {@link Ledger.sweepReceipts} did. */
+export interface SweepReceiptsReport {
+  /** Records looked at. */
+  readonly scanned: number;
+  /** Records that owed a receipt. */
+  readonly owed: number;
+  /** Receipts appended by this sweep. */
+  readonly appended: number;
+  /** Owed receipts the chain already held (written before a crash, or by another process). */
+  readonly duplicates: number;
+  /** `receiptRef`s written onto records. */
+  readonly refsWritten: number;
+  /** Records whose receipt or ref could not be written (see the logger); a later sweep retries them. */
+  readonly failed: number;
+}
+
 /** Options of {@link createLedger}. */
 export interface LedgerOptions {
   readonly storage: LedgerStorage;
@@ -71,6 +122,18 @@ export interface LedgerOptions {
   readonly deferReadOnlyUnknown?: boolean;
   /** Prefix of owner ids written into claims. Default `host:pid:random`. */
   readonly ownerId?: string;
+  /**
+   * Sign and chain a receipt for every terminal outcome, refusal (BLOCKED), release and worker
+   * marked dead. A receipt that cannot be written never changes a call's result or error: it is
+   * reported through `logger` and {@link Ledger.sweepReceipts} writes it later.
+   */
+  readonly receipts?: LedgerReceiptsOption;
+  /**
+   * Observe the ledger's durable steps (see {@link LedgerEvent}). Called synchronously; a throwing
+   * hook is reported through `logger` and ignored. Crash tests use it to stop a process between a
+   * completion and its receipt.
+   */
+  readonly onEvent?: (event: LedgerEvent) => void;
 }
 
 /** Per-call options: the same shape as an AI SDK tool's `execute` options. */
@@ -160,5 +223,12 @@ export interface Ledger {
   waitFor(key: string, options?: WaitOptions): Promise<TransitionRecord>;
   get(key: string): Promise<TransitionRecord | null>;
   list(query?: ListQuery): Promise<ListPage>;
+  /**
+   * Write the receipts lost to a crash between a terminal write and its receipt: pages through the
+   * store, finds records whose `receiptRef` is missing or pending, appends their receipts (never
+   * twice: the receipt id is derived from the record) and writes the refs. Needs `receipts`.
+   */
+  sweepReceipts(options?: SweepReceiptsOptions): Promise<SweepReceiptsReport>;
+  /** Close the storage and, when receipts are on, the receipt sink (after pending appends). */
   close(): Promise<void>;
 }

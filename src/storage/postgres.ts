@@ -9,6 +9,11 @@ import { migrationError, migrationSql, tableNames } from './postgres/schema.js';
 import { decodeRecord, encodeCursor, encodeRecord } from './record-codec.js';
 
 export type { PgPoolLike, PgQueryResultLike } from './postgres/pool.js';
+export {
+  createPostgresReceiptSink,
+  POSTGRES_RECEIPTS_SCHEMA_VERSION,
+  type PostgresReceiptSink,
+} from './postgres/receipts.js';
 
 /** How the PostgreSQL driver reaches the server: a pool of yours, or a connection string. */
 export type PostgresConnectionOptions =

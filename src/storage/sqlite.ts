@@ -12,6 +12,13 @@ import { sqliteTables } from './sqlite/schema.js';
 import type { SqliteDatabase } from './sqlite/sqlite-database.js';
 import { decodeTransitionRow, insertParams, listWhere, updateParams } from './sqlite/transition-rows.js';
 
+export {
+  createSqliteReceiptSink,
+  SQLITE_RECEIPTS_SCHEMA_VERSION,
+  type SqliteReceiptSink,
+  type SqliteReceiptSinkOptions,
+  type SqliteReceiptSinkSettings,
+} from './sqlite/receipts.js';
 export type { SqliteDatabase, SqliteRunResult, SqliteStatement, SqliteTransaction } from './sqlite/sqlite-database.js';
 export {
   createSqliteSnapshotStorage,

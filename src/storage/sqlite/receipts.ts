@@ -1,0 +1,257 @@
+/**
+ * A receipt sink in SQLite: table `<prefix>receipts`, one row per receipt, `seq` as primary key.
+ *
+ * An append is one `BEGIN IMMEDIATE` transaction: check the id is new, read the head, check the
+ * receipt extends it, insert. Two writers (in this process or another) cannot fork the chain:
+ *
+ *   A: BEGIN IMMEDIATE ─► head 41 ─► insert seq 42 ─► COMMIT
+ *   B: BEGIN IMMEDIATE waits ─► head 42 ─► its seq 42 does not extend it ─► conflict 'head'
+ *   B's writer re-signs as seq 43 and appends again.
+ */
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { fingerprint } from '../../core/fingerprint.js';
+import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
+import { headOf, type Receipt, receiptShapeProblem } from '../../ledger/receipts/receipt.js';
+import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
+import { loadBetterSqlite3 } from './load-better-sqlite3.js';
+import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
+
+/** The receipts schema version this code writes and reads (row `receipts_schema_version` of `<prefix>meta`). */
+export const SQLITE_RECEIPTS_SCHEMA_VERSION = 1;
+
+/** Where the receipts live: a file the sink opens, or a database the caller owns. */
+export type SqliteReceiptSinkOptions = { readonly path: string } | { readonly database: SqliteDatabase };
+
+/** Settings of a SQLite receipt sink. */
+export interface SqliteReceiptSinkSettings {
+  /** Prefix of the table names (`<prefix>receipts`, `<prefix>meta`). Default `hyphae_`. */
+  readonly tablePrefix?: string;
+  /** How long an append waits for another connection's lock. Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** A {@link ReceiptSink} in SQLite. */
+export interface SqliteReceiptSink extends ReceiptSink {
+  /** Create the table when absent and check the schema version; the first operation runs it anyway. */
+  ensureSchema(): Promise<void>;
+}
+
+interface Statements {
+  readonly byId: SqliteStatement;
+  readonly last: SqliteStatement;
+  readonly insert: SqliteStatement;
+  readonly page: SqliteStatement;
+}
+
+const PREFIX = /^[A-Za-z_][A-Za-z0-9_]*$|^$/;
+const VERSION_ROW = 'receipts_schema_version';
+
+function sqliteCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
+}
+
+function mapError(error: unknown, location: string, operation: string): unknown {
+  if (error instanceof ReceiptSinkCorruptError || error instanceof ReceiptSinkUnavailableError) return error;
+  const code = sqliteCode(error);
+  if (code === undefined) return error;
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return new ReceiptSinkCorruptError(location, `SQLite reports \`${code}\``, { cause: error });
+  }
+  return new ReceiptSinkUnavailableError(location, `\`${operation}\` failed (\`${code}\`)`, { cause: error });
+}
+
+function ensureSchema(db: SqliteDatabase, meta: string, table: string, location: string): void {
+  const check = (): boolean => {
+    const metaExists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(meta);
+    if (metaExists === undefined) return false;
+    const row = db.prepare(`SELECT value FROM "${meta}" WHERE name = ?`).get(VERSION_ROW) as
+      | { value?: unknown }
+      | undefined;
+    if (row === undefined) return false;
+    const version = Number(row.value);
+    if (!Number.isInteger(version) || version < 1) {
+      throw new ReceiptSinkCorruptError(location, `receipts schema version \`${String(row.value)}\` is not a number`);
+    }
+    if (version > SQLITE_RECEIPTS_SCHEMA_VERSION) {
+      throw new ReceiptSinkCorruptError(
+        location,
+        `receipts schema version \`${version}\` is newer than this hyphae reads`,
+      );
+    }
+    // A version row without its table means receipts were lost; recreating it would read as an empty chain.
+    if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(table) === undefined) {
+      throw new ReceiptSinkCorruptError(location, `table \`${table}\` is missing`);
+    }
+    return true;
+  };
+  if (check()) return;
+  db.transaction(() => {
+    if (check()) return;
+    db.exec(`CREATE TABLE IF NOT EXISTS "${meta}" (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
+    db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (
+      seq INTEGER PRIMARY KEY NOT NULL,
+      receipt_id TEXT NOT NULL UNIQUE,
+      hash TEXT NOT NULL,
+      doc TEXT NOT NULL
+    )`);
+    db.prepare(`INSERT INTO "${meta}" (name, value) VALUES (?, ?)`).run(
+      VERSION_ROW,
+      String(SQLITE_RECEIPTS_SCHEMA_VERSION),
+    );
+  }).immediate();
+}
+
+/** The receipt stored in a row; a row whose document disagrees with it fails closed. */
+function decodeRow(row: unknown, location: string): Receipt {
+  const { seq, hash, doc } = (row ?? {}) as { seq?: unknown; hash?: unknown; doc?: unknown };
+  const where = `${location}#${String(seq)}`;
+  let value: unknown;
+  try {
+    value = JSON.parse(String(doc));
+  } catch (cause) {
+    throw new ReceiptSinkCorruptError(where, 'the stored receipt is not JSON', { cause });
+  }
+  const problem = receiptShapeProblem(value);
+  if (problem !== null) throw new ReceiptSinkCorruptError(where, `the stored receipt is not a receipt: ${problem}`);
+  const receipt = value as Receipt;
+  if (receipt.seq !== Number(seq) || fingerprint(receipt) !== hash) {
+    throw new ReceiptSinkCorruptError(where, 'the stored receipt does not match its row');
+  }
+  return receipt;
+}
+
+/**
+ * Create a receipt sink in a SQLite database (the ledger's file, or another).
+ *
+ * @example
+ * import { createSqliteReceiptSink } from 'hyphae/sqlite';
+ * const sink = createSqliteReceiptSink({ path: '.hyphae/ledger.db' });
+ */
+export function createSqliteReceiptSink(
+  options: SqliteReceiptSinkOptions,
+  settings: SqliteReceiptSinkSettings = {},
+): SqliteReceiptSink {
+  const prefix = settings.tablePrefix ?? 'hyphae_';
+  if (!PREFIX.test(prefix)) {
+    throw new RangeError(
+      `Table prefix \`${prefix}\` must be letters, digits and underscores, not starting with a digit`,
+    );
+  }
+  const busyTimeoutMs = settings.busyTimeoutMs ?? 5000;
+  const table = `${prefix}receipts`;
+  const file = 'path' in options ? resolve(options.path) : undefined;
+  const name = 'database' in options ? options.database.name : file;
+  const location = `sqlite:${name === undefined || name === '' ? 'database' : name}#${table}`;
+  let connecting: Promise<{ db: SqliteDatabase; statements: Statements }> | null = null;
+  let closed = false;
+
+  async function open(): Promise<{ db: SqliteDatabase; statements: Statements }> {
+    let db: SqliteDatabase;
+    if ('database' in options) {
+      db = options.database;
+    } else {
+      const Database = await loadBetterSqlite3();
+      await mkdir(dirname(file as string), { recursive: true });
+      db = new Database(file as string, { timeout: busyTimeoutMs });
+    }
+    try {
+      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+      if (file !== undefined) db.pragma('journal_mode = WAL');
+      // A receipt acknowledged to the ledger must survive power loss, as a ledger write does.
+      db.pragma('synchronous = FULL');
+      ensureSchema(db, `${prefix}meta`, table, location);
+      const t = `"${table}"`;
+      const statements: Statements = {
+        byId: db.prepare(`SELECT 1 FROM ${t} WHERE receipt_id = ?`),
+        last: db.prepare(`SELECT seq, hash, doc FROM ${t} ORDER BY seq DESC LIMIT 1`),
+        insert: db.prepare(`INSERT INTO ${t} (seq, receipt_id, hash, doc) VALUES (?, ?, ?, ?)`),
+        page: db.prepare(`SELECT seq, hash, doc FROM ${t} WHERE seq > ? ORDER BY seq LIMIT ?`),
+      };
+      return { db, statements };
+    } catch (error) {
+      if (file !== undefined) db.close();
+      throw mapError(error, location, 'open');
+    }
+  }
+
+  async function run<T>(operation: string, body: (db: SqliteDatabase, statements: Statements) => T): Promise<T> {
+    if (closed) throw new ReceiptSinkUnavailableError(location, 'the sink is closed');
+    connecting ??= open().catch((error: unknown) => {
+      connecting = null;
+      throw error;
+    });
+    const { db, statements } = await connecting;
+    try {
+      return body(db, statements);
+    } catch (error) {
+      throw mapError(error, location, operation);
+    }
+  }
+
+  const lastOf = (statements: Statements): Receipt | null => {
+    const row = statements.last.get();
+    return row === undefined ? null : decodeRow(row, location);
+  };
+
+  return {
+    location,
+    async ensureSchema() {
+      await run('ensureSchema', () => undefined);
+    },
+    append(receipt) {
+      const doc = canonicalJson(receipt);
+      const hash = fingerprint(receipt);
+      return run('append', (db, statements) =>
+        db
+          .transaction((): AppendResult => {
+            if (statements.byId.get(receipt.receiptId) !== undefined) return { appended: false, conflict: 'duplicate' };
+            const last = lastOf(statements);
+            const head = headOf(last);
+            if (receipt.seq !== head.seq + 1 || receipt.prev !== head.hash) {
+              return { appended: false, conflict: 'head', last };
+            }
+            statements.insert.run(receipt.seq, receipt.receiptId, hash, doc);
+            return { appended: true };
+          })
+          .immediate(),
+      );
+    },
+    appendNext(seal) {
+      return run('append', (db, statements) =>
+        db
+          .transaction((): AppendNextResult => {
+            // Sealed under the write lock: no other connection can move the head meanwhile.
+            const receipt = seal(lastOf(statements));
+            if (statements.byId.get(receipt.receiptId) !== undefined) return { appended: false, conflict: 'duplicate' };
+            statements.insert.run(receipt.seq, receipt.receiptId, fingerprint(receipt), canonicalJson(receipt));
+            return { appended: true, receipt };
+          })
+          .immediate(),
+      );
+    },
+    last() {
+      return run('last', (_db, statements) => lastOf(statements));
+    },
+    async *readAll() {
+      let after = 0;
+      for (;;) {
+        const rows = await run('readAll', (_db, statements) => statements.page.all(after, 500));
+        for (const row of rows) {
+          const receipt = decodeRow(row, location);
+          after = receipt.seq;
+          yield receipt;
+        }
+        if (rows.length < 500) return;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const opened = await connecting?.catch(() => null);
+      if (opened !== null && opened !== undefined && file !== undefined) opened.db.close();
+    },
+  };
+}
