@@ -1,0 +1,151 @@
+/**
+ * `hyphaeMiddleware`: a `wrapLanguageModel` middleware at the provider boundary. `transformParams`
+ * repairs the prompt and runs the budget pre-flight; `wrapGenerate` and `wrapStream` book the
+ * call's real usage in place of its reservation.
+ */
+import type { ModelReservation } from '../../fuses/budget.js';
+import type { GuardRun } from '../pipeline.js';
+import { ModelCallRefusedError } from '../shared/errors.js';
+
+/** The call options of a language model, as far as the middleware reads them. */
+export interface AiSdkCallParams {
+  readonly prompt: readonly unknown[];
+  readonly maxOutputTokens?: number | undefined;
+  readonly tools?: readonly unknown[] | undefined;
+}
+
+/** What the middleware reads of the model. */
+export interface AiSdkModelInfo {
+  readonly modelId: string;
+}
+
+/** A `LanguageModelV4Middleware`, declared structurally. */
+export interface HyphaeLanguageModelMiddleware {
+  readonly specificationVersion: 'v4';
+  transformParams<P extends AiSdkCallParams>(options: {
+    readonly type: 'generate' | 'stream';
+    readonly params: P;
+    readonly model: AiSdkModelInfo;
+  }): Promise<P>;
+  wrapGenerate<R extends { readonly usage?: unknown }>(options: {
+    readonly doGenerate: () => PromiseLike<R>;
+    readonly params: object;
+    readonly model: AiSdkModelInfo;
+  }): Promise<R>;
+  wrapStream<R extends { readonly stream: ReadableStream<unknown> }>(options: {
+    readonly doStream: () => PromiseLike<R>;
+    readonly params: object;
+    readonly model: AiSdkModelInfo;
+  }): Promise<R>;
+}
+
+/** Options of {@link hyphaeMiddleware}. */
+export interface HyphaeMiddlewareOptions {
+  /** Repair the prompt (orphan results, unanswered calls, duplicate ids) before each call. Default true. */
+  readonly repairTranscript?: boolean;
+}
+
+/**
+ * Book the usage of a streamed call when its `finish` part passes; a stream that ends, fails or is
+ * cancelled without one books its reservation (the tokens may have been spent).
+ */
+function bookingStream(source: ReadableStream<unknown>, book: (usage: unknown) => void): ReadableStream<unknown> {
+  const reader = source.getReader();
+  let booked = false;
+  const settle = (usage: unknown): void => {
+    if (booked) return;
+    booked = true;
+    book(usage);
+  };
+  return new ReadableStream<unknown>({
+    async pull(controller) {
+      let next: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        settle(undefined);
+        controller.error(error);
+        return;
+      }
+      if (next.done) {
+        settle(undefined);
+        controller.close();
+        return;
+      }
+      const part = next.value as { type?: unknown; usage?: unknown } | null;
+      if (part?.type === 'finish') settle(part.usage);
+      controller.enqueue(next.value);
+    },
+    cancel(reason) {
+      settle(undefined);
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/**
+ * A language-model middleware for `wrapLanguageModel`. Before each call the prompt is repaired
+ * (when it needs it) and the budget pre-flight runs on the repaired prompt and the tool schemas;
+ * under a budget, a call without `maxOutputTokens` gets the cap its estimate assumed, so the
+ * estimate is an upper bound. A refused call is not sent and {@link ModelCallRefusedError} is
+ * thrown. After the call, its real usage is booked; a failed call gives its reservation back.
+ *
+ * @example
+ * import { wrapLanguageModel } from 'ai';
+ * import { hyphaeMiddleware } from 'hyphae/ai-sdk';
+ *
+ * const guardedModel = wrapLanguageModel({ model, middleware: hyphaeMiddleware(guards) });
+ */
+export function hyphaeMiddleware(
+  guards: GuardRun,
+  options: HyphaeMiddlewareOptions = {},
+): HyphaeLanguageModelMiddleware {
+  const repair = options.repairTranscript !== false;
+  // The reservation of each transformed call, found again by the params object the SDK hands back.
+  const reservations = new WeakMap<object, ModelReservation | null>();
+
+  return {
+    specificationVersion: 'v4',
+    async transformParams({ params, model }) {
+      const prompt = repair ? guards.repairTranscript(params.prompt, { format: 'ai-sdk' }) : params.prompt;
+      const gate = guards.checkModelCall({
+        model: model.modelId,
+        messages: prompt,
+        tools: params.tools,
+        maxOutputTokens: params.maxOutputTokens,
+      });
+      if (gate.status === 'refused') throw new ModelCallRefusedError(model.modelId, gate.refusal);
+      // Under a budget, an uncapped call gets the cap its reservation assumed.
+      const capped = gate.reservation !== null && params.maxOutputTokens === undefined;
+      const next = (
+        capped ? { ...params, prompt, maxOutputTokens: gate.maxOutputTokens } : { ...params, prompt }
+      ) as typeof params;
+      reservations.set(next, gate.reservation);
+      return next;
+    },
+    async wrapGenerate({ doGenerate, params }) {
+      const reservation = reservations.get(params) ?? null;
+      const result = await doGenerate().then(
+        (value) => value,
+        (error: unknown) => {
+          guards.releaseModelCall(reservation);
+          throw error;
+        },
+      );
+      guards.recordModelUsage(result.usage, reservation);
+      return result;
+    },
+    async wrapStream({ doStream, params }) {
+      const reservation = reservations.get(params) ?? null;
+      const result = await doStream().then(
+        (value) => value,
+        (error: unknown) => {
+          guards.releaseModelCall(reservation);
+          throw error;
+        },
+      );
+      const stream = bookingStream(result.stream, (usage) => guards.recordModelUsage(usage, reservation));
+      return { ...result, stream };
+    },
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * `runGuardedToolLoop`: the Chat Completions tool loop with every call going through the pipeline.
+ */
+import { GuardError } from '../../errors.js';
+import { isAbortError } from '../shared/abort.js';
+import { formatToolResult } from '../shared/format-result.js';
+import type { GuardRefusal, ToolCallOutcome, ToolExecutor } from '../shared/types.js';
+import { type HonouredCall, planTurn, skippedNote, transcriptCallIds } from './turn-plan.js';
+import type {
+  GuardedToolLoopOptions,
+  GuardedToolLoopResult,
+  GuardedToolLoopStop,
+  OpenAiAssistantMessage,
+  OpenAiChatCompletion,
+  OpenAiChatRequest,
+  OpenAiMessage,
+} from './types.js';
+
+interface LoopSettings {
+  readonly maxTurns: number;
+  readonly maxParallel: number;
+  readonly maxOutputTokens: number;
+  readonly terminalFuses: ReadonlySet<string>;
+  readonly format: (result: unknown, call: { readonly id: string; readonly name: string }) => string;
+}
+
+function count(option: string, value: number | undefined, fallback: number, allowInfinity = false): number {
+  if (value === undefined) return fallback;
+  const ok = (allowInfinity && value === Number.POSITIVE_INFINITY) || (Number.isSafeInteger(value) && value > 0);
+  if (!ok) throw new GuardError('invalid_option', `\`${option}\` must be a positive integer, got \`${String(value)}\``);
+  return value;
+}
+
+function settingsOf(options: GuardedToolLoopOptions): LoopSettings {
+  if (options.request?.stream === true) {
+    throw new GuardError('invalid_option', '`request.stream` is not supported: the loop reads whole completions');
+  }
+  return {
+    maxTurns: count('maxTurns', options.maxTurns, 10),
+    maxParallel: count('maxParallelToolCalls', options.maxParallelToolCalls, Number.POSITIVE_INFINITY, true),
+    maxOutputTokens: count('maxOutputTokens', options.maxOutputTokens, 4096),
+    terminalFuses: new Set(options.terminalFuses ?? []),
+    format: options.formatResult ?? formatToolResult,
+  };
+}
+
+function requestOf(
+  options: GuardedToolLoopOptions,
+  settings: LoopSettings,
+  messages: readonly OpenAiMessage[],
+): OpenAiChatRequest {
+  const parallel = settings.maxParallel === 1 && options.request?.parallel_tool_calls === undefined;
+  return {
+    ...options.request,
+    model: options.model,
+    messages: [...messages],
+    ...(options.tools.length === 0 ? {} : { tools: options.tools }),
+    ...(parallel && options.tools.length > 0 ? { parallel_tool_calls: false } : {}),
+    max_completion_tokens: settings.maxOutputTokens,
+  };
+}
+
+/** One request, pre-flighted against the budget; `null` when the pre-flight refused it (nothing sent). */
+async function requestCompletion(
+  options: GuardedToolLoopOptions,
+  settings: LoopSettings,
+  messages: readonly OpenAiMessage[],
+): Promise<{ readonly completion: OpenAiChatCompletion } | { readonly refusal: GuardRefusal }> {
+  const { guards } = options;
+  const gate = guards.checkModelCall({
+    model: options.model,
+    messages,
+    tools: options.tools.length === 0 ? undefined : options.tools,
+    maxOutputTokens: settings.maxOutputTokens,
+  });
+  if (gate.status === 'refused') return { refusal: gate.refusal };
+  let completion: OpenAiChatCompletion;
+  try {
+    const body = requestOf(options, settings, messages);
+    completion = await options.client.chat.completions.create(
+      body,
+      options.signal === undefined ? undefined : { signal: options.signal },
+    );
+  } catch (error) {
+    guards.releaseModelCall(gate.reservation);
+    throw error;
+  }
+  guards.recordModelUsage(completion.usage, gate.reservation);
+  return { completion };
+}
+
+function echo(message: OpenAiAssistantMessage, honoured: readonly HonouredCall[]): OpenAiMessage | null {
+  const content = message.content ?? null;
+  if (honoured.length === 0) return content === null || content === '' ? null : { role: 'assistant', content };
+  return {
+    role: 'assistant',
+    content,
+    tool_calls: honoured.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.argsText },
+    })),
+  };
+}
+
+function answerOf(outcome: ToolCallOutcome, call: HonouredCall, settings: LoopSettings, signal?: AbortSignal): string {
+  switch (outcome.status) {
+    case 'ok':
+      return settings.format(outcome.result, { id: call.id, name: call.name });
+    case 'refused':
+      return outcome.message;
+    case 'error':
+      if (isAbortError(outcome.error, signal)) throw outcome.error;
+      return outcome.message;
+  }
+}
+
+/** Run the honoured calls of a turn in order; a terminal refusal stops the ones after it. */
+async function runCalls(
+  options: GuardedToolLoopOptions,
+  settings: LoopSettings,
+  calls: readonly HonouredCall[],
+): Promise<OpenAiMessage[]> {
+  const { guards, executors, signal } = options;
+  const answers: OpenAiMessage[] = [];
+  for (const call of calls) {
+    const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
+    const execute: ToolExecutor | undefined =
+      body === undefined ? undefined : (args, context) => body(args as never, context);
+    // After a terminal refusal the run is latched, so the pipeline refuses the siblings itself.
+    const outcome = await guards.executeToolCall(
+      { id: call.id, name: call.name, argsText: call.argsText },
+      execute,
+      signal === undefined ? {} : { abortSignal: signal },
+    );
+    if (
+      outcome.status === 'refused' &&
+      outcome.verdict !== undefined &&
+      settings.terminalFuses.has(outcome.verdict.fuse)
+    ) {
+      guards.stop({ ...outcome, terminal: true });
+    }
+    answers.push({ role: 'tool', tool_call_id: call.id, content: answerOf(outcome, call, settings, signal) });
+  }
+  return answers;
+}
+
+/**
+ * Run a Chat Completions tool loop under a guard run. Before each request the budget pre-flight
+ * runs (a refused request is not sent); each tool call goes through the pipeline; only honoured
+ * calls are echoed into the transcript, each answered by one tool message with its id (a refusal
+ * says the call did NOT happen); calls beyond `maxParallelToolCalls`, redispatched ids and
+ * non-function calls are told to the model in a note; a terminal refusal stops the sibling calls
+ * of its turn and ends the loop. Aborts and client errors are re-thrown.
+ *
+ * @example
+ * import OpenAI from 'openai';
+ * import { createFuseBox, loopFuse } from 'hyphae';
+ * import { createGuardPipeline, runGuardedToolLoop } from 'hyphae/openai';
+ *
+ * const guards = createGuardPipeline({ fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 3 }) }) })
+ *   .forRun({ threadId: 'thread-1', runId: 'run-1' });
+ * const result = await runGuardedToolLoop({
+ *   client: new OpenAI(),
+ *   model: 'gpt-4o-mini',
+ *   messages: [{ role: 'user', content: 'Where is order o_7?' }],
+ *   tools: [{ type: 'function', function: { name: 'lookup_order', parameters: { type: 'object' } } }],
+ *   executors: { lookup_order: async (args: { id: string }) => orders.get(args.id) },
+ *   guards,
+ *   maxParallelToolCalls: 2,
+ * });
+ * // result.stopReason: 'completed' | 'max_turns' | 'model_call_refused' | 'stopped'
+ */
+export async function runGuardedToolLoop(options: GuardedToolLoopOptions): Promise<GuardedToolLoopResult> {
+  const settings = settingsOf(options);
+  const { guards } = options;
+  const messages: OpenAiMessage[] =
+    options.repairTranscript === false
+      ? [...options.messages]
+      : guards.repairTranscript(options.messages, { format: 'openai' });
+  let turns = 0;
+  const finish = (
+    stopReason: GuardedToolLoopStop,
+    refusal: GuardRefusal | null,
+    finalMessage: OpenAiAssistantMessage | null = null,
+  ): GuardedToolLoopResult => ({ stopReason, messages, finalMessage, turns, refusal });
+
+  while (turns < settings.maxTurns) {
+    const stoppedBy = guards.stopped;
+    if (stoppedBy !== null) return finish('stopped', stoppedBy);
+    const answer = await requestCompletion(options, settings, messages);
+    if ('refusal' in answer) return finish('model_call_refused', answer.refusal);
+    turns++;
+    const message = answer.completion.choices[0]?.message;
+    if (message === undefined) throw new GuardError('invalid_response', 'The chat completion has no choices');
+    const calls = message.tool_calls ?? [];
+    if (calls.length === 0) {
+      messages.push({ role: 'assistant', content: message.content ?? '' });
+      return finish('completed', null, message);
+    }
+    const plan = planTurn(calls, transcriptCallIds(messages), settings.maxParallel);
+    const echoed = echo(message, plan.honoured);
+    if (echoed !== null) messages.push(echoed);
+    messages.push(...(await runCalls(options, settings, plan.honoured)));
+    if (plan.skipped.length > 0) {
+      messages.push({ role: 'system', content: skippedNote(plan.skipped, settings.maxParallel) });
+    }
+  }
+  const stoppedBy = guards.stopped;
+  return stoppedBy === null ? finish('max_turns', null) : finish('stopped', stoppedBy);
+}

@@ -1,0 +1,204 @@
+/**
+ * The guard pipeline: the one path every adapter sends its framework's tool calls and model calls
+ * through (DESIGN principle 3, "One pipeline, many front doors").
+ */
+import type { RepairTranscriptOptions } from '../context/transcript/repair.js';
+import { GuardError } from '../errors.js';
+import type { BudgetBooking, ModelReservation } from '../fuses/budget.js';
+import type { FuseBox } from '../fuses/fuse-box.js';
+import type { LedgerScope } from '../ledger/transition-record.js';
+import type { Ledger } from '../ledger/types.js';
+import { createGuardRun, type PipelineContext } from './shared/guard-run.js';
+import { compileToolPlan, type GuardedToolSpec, type ToolPlan } from './shared/tool-plan.js';
+import type {
+  ExecuteToolCallOptions,
+  GuardEvent,
+  GuardRefusal,
+  ToolCallInput,
+  ToolCallOutcome,
+  ToolExecutor,
+} from './shared/types.js';
+
+export type { GuardedToolSpec, LedgerToolOptions, ToolCacheOptions } from './shared/tool-plan.js';
+export {
+  type ExecuteToolCallOptions,
+  type GuardEvent,
+  type GuardRefusal,
+  RefusalStage,
+  type ResultSource,
+  type ToolCallFailure,
+  type ToolCallInput,
+  type ToolCallOutcome,
+  type ToolCallRefusal,
+  type ToolCallSuccess,
+  type ToolExecutionContext,
+  type ToolExecutor,
+} from './shared/types.js';
+
+/** The guards a pipeline composes; every one is optional. */
+export interface GuardPipelineOptions {
+  /** Runs each call once per transition (scope, tool, canonical arguments, call id). */
+  readonly ledger?: Ledger;
+  /** Permission and loop fuses on tool calls; the budget fuse on model calls. */
+  readonly fuses?: FuseBox;
+  /** An allow list (a `createToolRegistry` registry): names it refuses never reach the fuses. */
+  readonly registry?: { assertAllowed(name: string): void };
+  /** Per-tool schemas, side-effect classes, ledger options and caches; an undeclared tool is a write. */
+  readonly tools?: Readonly<Record<string, GuardedToolSpec>>;
+  /** Fuses whose every refusal stops the run, terminal verdict or not (e.g. `['loop']`). */
+  readonly terminalFuses?: readonly string[];
+  /** Budget pre-flight cap for a model call that sets none. Default 4096. */
+  readonly defaultMaxOutputTokens?: number;
+  /** Receives every outcome; a throwing hook is ignored. */
+  readonly onEvent?: (event: GuardEvent) => void;
+}
+
+/** Which run a {@link GuardRun} guards: the ledger scope and the fuse run. */
+export interface GuardRunOptions {
+  readonly threadId?: string;
+  readonly runId: string;
+  /** A graph node, when the framework has one. */
+  readonly node?: string;
+}
+
+/** A model call about to be made, in any provider's message shape. */
+export interface ModelCallCheck {
+  readonly model: string;
+  readonly messages: readonly unknown[];
+  readonly tools?: unknown;
+  /** The completion cap; default the pipeline's `defaultMaxOutputTokens`. */
+  readonly maxOutputTokens?: number | undefined;
+}
+
+/** The answer of a budget pre-flight: an allowed call holds a reservation until booked or released. */
+export type ModelCallGate =
+  | { readonly status: 'allowed'; readonly reservation: ModelReservation | null; readonly maxOutputTokens: number }
+  | { readonly status: 'refused'; readonly refusal: GuardRefusal };
+
+/** One run's guards: tool calls, model calls and the stop latch. */
+export interface GuardRun {
+  readonly threadId: string | undefined;
+  readonly runId: string;
+  /** The ledger scope of every call of this run. */
+  readonly scope: LedgerScope;
+  /** The terminal refusal that stopped the run (this run's or its fuse run's), or `null`. */
+  readonly stopped: GuardRefusal | null;
+  /**
+   * Run one call through registry → fuses → argument validation → ledger claim → cache → `execute`
+   * → output validation → ledger complete. Never throws; pass `undefined` as `execute` for a tool
+   * the framework has no body for (refused as `unknown_tool`). A call id this run already checked
+   * with the same arguments is a redispatch: its first fuse verdict stands and it is not counted twice.
+   */
+  executeToolCall(
+    call: ToolCallInput,
+    execute: ToolExecutor | undefined,
+    options?: ExecuteToolCallOptions,
+  ): Promise<ToolCallOutcome>;
+  /** Budget pre-flight of a model call; a refused call must not be sent. */
+  checkModelCall(input: ModelCallCheck): ModelCallGate;
+  /** Book a model call's usage (any provider shape) in place of its reservation; `null` without fuses. */
+  recordModelUsage(usage: unknown, reservation: ModelReservation | null): BudgetBooking | null;
+  /** Give back the reservation of a call that was not made. */
+  releaseModelCall(reservation: ModelReservation | null): void;
+  /** Repair a transcript (orphan results, unanswered calls, duplicate ids) and report the changes. */
+  repairTranscript<M>(messages: readonly M[], options?: RepairTranscriptOptions): M[];
+  /** Stop the run with `refusal` (an adapter's own terminal rule). The first stop wins. */
+  stop(refusal: GuardRefusal): void;
+  /** Clear the stop latch, and the fuse run's latch, denials and loop history. */
+  reset(): void;
+  /** End the run: the pipeline forgets it, and its fuse run ends once no other node of the run is left. */
+  end(): void;
+}
+
+/** A pipeline: per-run guard handles over shared guards. */
+export interface GuardPipeline {
+  /**
+   * The run `{ threadId, runId, node }`: the same object for the same ids until its `end()`. Its
+   * fuse run is the fuse box's run of `runId`, shared by every node of the run.
+   */
+  forRun(options: GuardRunOptions): GuardRun;
+  readonly ledger: Ledger | undefined;
+  readonly fuses: FuseBox | undefined;
+}
+
+/**
+ * Compose a ledger, a fuse box, a registry and per-tool specs into the pipeline every adapter runs.
+ *
+ * @example
+ * import { createFuseBox, createLedger, createMemoryStorage, loopFuse } from 'hyphae';
+ * import { createGuardPipeline } from 'hyphae/openai';
+ *
+ * const pipeline = createGuardPipeline({
+ *   ledger: createLedger({ storage: createMemoryStorage(), agentId: 'support', policyVersion: '1' }),
+ *   fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 3 }) }),
+ *   tools: { lookup_order: { sideEffectClass: 'read', schema: { id: { type: 'string' } } } },
+ * });
+ * const run = pipeline.forRun({ threadId: 'thread-1', runId: 'run-1' });
+ * const outcome = await run.executeToolCall(
+ *   { id: 'call_1', name: 'lookup_order', args: { id: 'o_7' } },
+ *   async (args) => orders.get((args as { id: string }).id),
+ * );
+ * // outcome: { status: 'ok', result, source: 'tool' } | { status: 'refused', message, code, terminal } | { status: 'error', … }
+ */
+export function createGuardPipeline(options: GuardPipelineOptions = {}): GuardPipeline {
+  const { ledger, fuses, registry, onEvent } = options;
+  const specs = { ...options.tools };
+  const plans = new Map<string, ToolPlan>();
+  for (const [name, spec] of Object.entries(specs)) {
+    const plan = compileToolPlan(name, spec);
+    // A bad ledger spec throws now, not on the first call.
+    if (ledger !== undefined && plan.ledgerSpec !== null) ledger.tool(plan.ledgerSpec, () => undefined);
+    plans.set(name, plan);
+  }
+  const terminalFuses: ReadonlySet<string> = new Set(options.terminalFuses ?? []);
+  const defaultMaxOutputTokens = options.defaultMaxOutputTokens ?? 4096;
+  if (!Number.isSafeInteger(defaultMaxOutputTokens) || defaultMaxOutputTokens <= 0) {
+    throw new GuardError('invalid_option', `\`defaultMaxOutputTokens\` must be a positive integer`);
+  }
+  const runs = new Map<string, GuardRun>();
+
+  function planFor(name: string): ToolPlan {
+    let plan = plans.get(name);
+    if (plan === undefined) {
+      plan = compileToolPlan(name);
+      plans.set(name, plan);
+    }
+    return plan;
+  }
+
+  function emit(event: GuardEvent): void {
+    if (onEvent === undefined) return;
+    try {
+      onEvent(event);
+    } catch {
+      // A failing sink must not change an outcome.
+    }
+  }
+
+  const shared: PipelineContext = {
+    ledger,
+    fuses,
+    registry,
+    terminalFuses,
+    defaultMaxOutputTokens,
+    plan: planFor,
+    emit,
+  };
+
+  return {
+    ledger,
+    fuses,
+    forRun(runOptions) {
+      const key = JSON.stringify([runOptions?.threadId ?? null, runOptions?.runId, runOptions?.node ?? null]);
+      let run = runs.get(key);
+      if (run === undefined) {
+        run = createGuardRun(shared, key, runOptions, () => {
+          runs.delete(key);
+          return ![...runs.values()].some((other) => other.runId === runOptions.runId);
+        });
+        runs.set(key, run);
+      }
+      return run;
+    },
+  };
+}

@@ -1,0 +1,192 @@
+/**
+ * One tool call through the pipeline, in DESIGN order: registry → fuses → argument validation →
+ * ledger claim → cache → tool body → output validation → ledger complete.
+ */
+import { outputViolation, unparseableArguments } from '../../boundary/violations.js';
+import { currentSession, type Session, withSession } from '../../context/session.js';
+import { GuardError } from '../../errors.js';
+import type { FuseRun } from '../../fuses/run-box.js';
+import { toolCallSignature } from '../../fuses/tool-fuse.js';
+import type { FuseVerdict } from '../../fuses/verdict.js';
+import { markCrossed } from '../../ledger/boundary-markers.js';
+import type { LedgerScope } from '../../ledger/transition-record.js';
+import type { CallOptions, Ledger } from '../../ledger/types.js';
+import {
+  classifyError,
+  describeError,
+  failed,
+  fromVerdict,
+  refusedByError,
+  runStopped,
+  unknownTool,
+} from './outcomes.js';
+import type { ToolPlan } from './tool-plan.js';
+import {
+  type ExecuteToolCallOptions,
+  type GuardRefusal,
+  RefusalStage,
+  type ResultSource,
+  type ToolCallInput,
+  type ToolCallOutcome,
+  type ToolExecutionContext,
+  type ToolExecutor,
+} from './types.js';
+
+/** What one run hands the executor of a call. */
+export interface CallContext {
+  readonly scope: LedgerScope;
+  readonly ledger: Ledger | undefined;
+  readonly fuseRun: FuseRun | undefined;
+  readonly registry: { assertAllowed(name: string): void } | undefined;
+  readonly terminalFuses: ReadonlySet<string>;
+  readonly session: Session;
+  readonly stopped: () => GuardRefusal | null;
+  /** Latch the run on a terminal refusal. */
+  readonly stop: (refusal: GuardRefusal) => void;
+  /** The fuse verdict of each call id this run checked, by the call's signature. */
+  readonly checked: Map<string, { readonly signature: string; readonly verdict: FuseVerdict }>;
+  readonly plan: (name: string) => ToolPlan;
+}
+
+function parseArgs(call: ToolCallInput): { readonly args: unknown } | { readonly error: GuardError } {
+  if (call.argsText === undefined) return { args: call.args };
+  const raw = call.argsText;
+  try {
+    return { args: raw.trim() === '' ? {} : JSON.parse(raw) };
+  } catch (error) {
+    return { error: unparseableArguments(call.name, raw, describeError(error)) };
+  }
+}
+
+/**
+ * The part of a call that must run synchronously, so that parallel siblings are checked in order
+ * and a terminal refusal of one stops those checked after it.
+ */
+function admit(
+  ctx: CallContext,
+  call: ToolCallInput,
+  execute: ToolExecutor | undefined,
+): { readonly args: unknown; readonly redispatch: boolean } | { readonly outcome: ToolCallOutcome } {
+  const { name } = call;
+  const stoppedBy = ctx.stopped();
+  if (stoppedBy !== null) return { outcome: runStopped(name, stoppedBy) };
+  if (ctx.registry !== undefined) {
+    try {
+      ctx.registry.assertAllowed(name);
+    } catch (error) {
+      if (error instanceof GuardError) return { outcome: refusedByError(RefusalStage.registry, name, error) };
+      return { outcome: failed(name, error, false) };
+    }
+  }
+  if (execute === undefined) return { outcome: unknownTool(name) };
+  const parsed = parseArgs(call);
+  if ('error' in parsed) return { outcome: refusedByError(RefusalStage.arguments, name, parsed.error) };
+  if (ctx.fuseRun === undefined) return { args: parsed.args, redispatch: false };
+  const { verdict, redispatch } = checkFuses(ctx, ctx.fuseRun, call.id, name, parsed.args);
+  if (!verdict.allowed) return { outcome: fromVerdict(verdict, ctx.terminalFuses) };
+  return { args: parsed.args, redispatch };
+}
+
+/**
+ * The fuses' verdict on a call. A call id the run already checked with the same tool and arguments
+ * is a redispatch (a framework's retry or resume), not a new call: it gets its first verdict again
+ * and is not counted twice (a repeat for the loop fuse, a second denial for the permission fuse).
+ */
+function checkFuses(
+  ctx: CallContext,
+  fuseRun: FuseRun,
+  id: string | undefined,
+  name: string,
+  args: unknown,
+): { readonly verdict: FuseVerdict; readonly redispatch: boolean } {
+  let signature: string | undefined;
+  if (id !== undefined) {
+    try {
+      signature = toolCallSignature({ name, args });
+    } catch {
+      // No JSON form: the fuse box refuses it as `invalid_call`.
+    }
+    const seen = signature === undefined ? undefined : ctx.checked.get(id);
+    if (seen !== undefined && seen.signature === signature) return { verdict: seen.verdict, redispatch: true };
+  }
+  const verdict = fuseRun.checkToolCall(id === undefined ? { name, args } : { id, name, args });
+  if (id !== undefined && signature !== undefined) ctx.checked.set(id, { signature, verdict });
+  return { verdict, redispatch: false };
+}
+
+function settle(ctx: CallContext, outcome: ToolCallOutcome): ToolCallOutcome {
+  if (outcome.status === 'refused' && outcome.terminal) ctx.stop(outcome);
+  return outcome;
+}
+
+/** Run one call through every guard. Never throws: the outcome says what happened. */
+export async function executeToolCall(
+  ctx: CallContext,
+  call: ToolCallInput,
+  execute: ToolExecutor | undefined,
+  options: ExecuteToolCallOptions,
+): Promise<ToolCallOutcome> {
+  const admitted = admit(ctx, call, execute);
+  // Latched before anything awaits, so a parallel sibling checked next already sees the stop.
+  if ('outcome' in admitted) return settle(ctx, admitted.outcome);
+  if (execute === undefined) return settle(ctx, unknownTool(call.name));
+  const { name, id } = call;
+  const { args, redispatch } = admitted;
+  const plan = ctx.plan(name);
+  const abortSignal = options.abortSignal;
+  // Set as the call moves on (inside callbacks the ledger runs), read when it fails.
+  const progress: { stage: RefusalStage; bodyStarted: boolean; source: ResultSource } = {
+    stage: RefusalStage.arguments,
+    bodyStarted: false,
+    source: 'ledger',
+  };
+  try {
+    const checked = plan.check === undefined ? args : await plan.check(args);
+    const context: ToolExecutionContext = { toolCallId: id, abortSignal, scope: ctx.scope };
+    const ledgered = ctx.ledger !== undefined && plan.ledgerSpec !== null;
+
+    const runBody = async (): Promise<unknown> => {
+      progress.source = 'tool';
+      progress.bodyStarted = true;
+      const raw = await execute(checked, context);
+      const output = plan.output;
+      if (output === undefined) return raw;
+      const result = output.kind === 'standard_schema' ? await output.validateAsync(raw) : output.validate(raw);
+      if (result.ok) return result.value;
+      // The body returned, so its effect happened: a redispatch must not run a write again.
+      if (ledgered && !plan.rerunnable) await markCrossed();
+      throw outputViolation(name, result.issues, plan.sideEffectClass);
+    };
+
+    const guarded = async (): Promise<unknown> => {
+      progress.source = 'tool';
+      const cached = plan.cached;
+      if (cached === undefined) return runBody();
+      progress.stage = RefusalStage.cache;
+      progress.source = 'cache';
+      const fetch = (): Promise<unknown> => cached(checked, runBody);
+      // A cache belongs to a session: the caller's, else this run's (never the process's).
+      return currentSession() === undefined ? withSession(fetch, { session: ctx.session }) : fetch();
+    };
+
+    let result: unknown;
+    if (ledgered && ctx.ledger !== undefined && plan.ledgerSpec !== null) {
+      progress.stage = RefusalStage.ledger;
+      const callOptions: CallOptions = {
+        scope: ctx.scope,
+        ...(id === undefined ? {} : { toolCallId: id }),
+        ...(abortSignal === undefined ? {} : { abortSignal }),
+      };
+      // The ledger keys the transition by scope, canonical (unvalidated) arguments and call id.
+      result = await ctx.ledger.tool(plan.ledgerSpec, guarded)(args, callOptions);
+    } else {
+      result = await guarded();
+    }
+    // A redispatch answered from the ledger or cache had its result recorded when it first ran.
+    if (!redispatch || progress.source === 'tool')
+      ctx.fuseRun?.recordToolResult(id === undefined ? { name, args, result } : { id, name, args, result });
+    return Object.freeze({ status: 'ok' as const, result, source: progress.source });
+  } catch (error) {
+    return settle(ctx, classifyError(name, error, progress.bodyStarted, progress.stage));
+  }
+}
