@@ -1,0 +1,33 @@
+/**
+ * `hyphae/langchain`: the guard pipeline for LangChain v1 agents (`createAgent` middleware) and
+ * for custom LangGraph graphs (a guarded `ToolNode`). Needs `@langchain/core` and
+ * `@langchain/langgraph`; `langchain` itself only for `createAgent`.
+ */
+export { hyphaeMiddleware } from './langchain/middleware.js';
+export { guardToolNode, guardTools } from './langchain/tool-node.js';
+export type {
+  GuardedToolNodeFunction,
+  GuardToolNodeOptions,
+  HyphaeMiddleware,
+  HyphaeMiddlewareOptions,
+  LangChainGuards,
+  LangChainRunContext,
+  LangChainScopeOptions,
+  LangChainToolLike,
+  LangGraphToolNodeLike,
+} from './langchain/types.js';
+export {
+  createGuardPipeline,
+  type GuardEvent,
+  type GuardedToolSpec,
+  type GuardPipeline,
+  type GuardPipelineOptions,
+  type GuardRefusal,
+  type GuardRun,
+  type GuardRunOptions,
+  type LedgerToolOptions,
+  RefusalStage,
+  type ToolCacheOptions,
+  type ToolCallOutcome,
+} from './pipeline.js';
+export { ToolCallRefusedError } from './shared/errors.js';

@@ -1,0 +1,109 @@
+/**
+ * Which guard run a LangGraph step belongs to, and the live runs of one middleware or tool node.
+ *
+ * The ledger scope must survive LangGraph's own resume path: after an interrupt or a failure,
+ * `invoke(new Command({ resume }))` or `invoke(null)` on the same thread re-runs the tool step from
+ * the checkpoint, with the same AI message and call ids. The default run id is the id of the last
+ * human message, which the checkpoint keeps, so the redispatched call lands on the same transition.
+ */
+import { GuardError } from '../../errors.js';
+import { createGuardPipeline, type GuardPipeline, type GuardRun, type GuardRunOptions } from '../pipeline.js';
+import { isObject, lastMessageId, messagesOf } from './messages.js';
+import type { LangChainGuards, LangChainRunContext, LangChainScopeOptions } from './types.js';
+
+/** The pipeline itself, or one built from options. */
+export function toPipeline(guards: LangChainGuards): GuardPipeline {
+  if (typeof guards !== 'object' || guards === null)
+    throw new GuardError('invalid_option', '`guards` must be a guard pipeline or its options');
+  return 'forRun' in guards && typeof guards.forRun === 'function'
+    ? guards
+    : createGuardPipeline(guards as Exclude<LangChainGuards, GuardPipeline>);
+}
+
+/** The context a run id is derived from, out of a graph state and a LangGraph config/runtime. */
+export function runContextOf(state: unknown, config: unknown): LangChainRunContext {
+  const configurable = isObject(config) && isObject(config.configurable) ? config.configurable : undefined;
+  const thread = configurable?.thread_id;
+  return {
+    threadId: typeof thread === 'string' && thread !== '' ? thread : undefined,
+    messages: messagesOf(state),
+    configurable,
+  };
+}
+
+/** The run options of a step: the thread, and a run id that a resume of the same run keeps. */
+export function runOptionsOf(context: LangChainRunContext, options: LangChainScopeOptions): GuardRunOptions {
+  const custom = options.runId?.(context);
+  if (custom !== undefined && (typeof custom !== 'string' || custom === '')) {
+    throw new GuardError('invalid_option', `\`runId\` must return a non-empty string, got \`${String(custom)}\``);
+  }
+  const runId =
+    custom ??
+    lastMessageId(context.messages, 'human') ??
+    // A graph whose input is not a human message: its first message still fixes the run.
+    (context.messages.length > 0 ? firstMessageId(context.messages) : undefined) ??
+    context.threadId ??
+    'default';
+  return context.threadId === undefined ? { runId } : { threadId: context.threadId, runId };
+}
+
+function firstMessageId(messages: readonly unknown[]): string | undefined {
+  const first = messages[0];
+  const id = isObject(first) ? first.id : undefined;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** The live runs of one middleware or tool node. */
+export interface RunRegistry {
+  /** The run of `options`; a new run on a thread ends that thread's previous one. */
+  get(options: GuardRunOptions): GuardRun;
+  /** End the run of `options` if it is live (its fuse counters are gone; the ledger keeps its records). */
+  end(options: GuardRunOptions): void;
+}
+
+/** Threadless runs kept live at most; the oldest is ended first. */
+const MAX_THREADLESS_RUNS = 1024;
+
+/**
+ * Keep at most one live run per thread: a new run id on a thread means the previous run is over
+ * (however it exited), so its fuse state is dropped instead of leaking or leaking into the next.
+ * Runs without a thread (no checkpointer) may overlap, so they are kept by run id, boundedly.
+ */
+export function createRunRegistry(pipeline: GuardPipeline): RunRegistry {
+  const live = new Map<string, { readonly runId: string; readonly run: GuardRun }>();
+  let threadless = 0;
+  const keyOf = (options: GuardRunOptions): string =>
+    options.threadId === undefined ? `run:${options.runId}` : `thread:${options.threadId}`;
+  const drop = (key: string): void => {
+    const current = live.get(key);
+    if (current === undefined) return;
+    live.delete(key);
+    if (key.startsWith('run:')) threadless--;
+    current.run.end();
+  };
+  return {
+    get(options) {
+      const key = keyOf(options);
+      const current = live.get(key);
+      if (current !== undefined && current.runId === options.runId) return current.run;
+      drop(key);
+      if (options.threadId === undefined) {
+        if (threadless >= MAX_THREADLESS_RUNS) {
+          for (const candidate of live.keys()) {
+            if (!candidate.startsWith('run:')) continue;
+            drop(candidate);
+            break;
+          }
+        }
+        threadless++;
+      }
+      const run = pipeline.forRun(options);
+      live.set(key, { runId: options.runId, run });
+      return run;
+    },
+    end(options) {
+      const key = keyOf(options);
+      if (live.get(key)?.runId === options.runId) drop(key);
+    },
+  };
+}
