@@ -1,8 +1,10 @@
 /**
  * One run's guards: the ledger scope, the fuse run and the stop latch, behind the `GuardRun` API.
  */
+
 import { createSession } from '../../context/session.js';
 import { repairTranscript } from '../../context/transcript/repair.js';
+import { canonicalJson } from '../../core/canonical-json.js';
 import { GuardError } from '../../errors.js';
 import type { FuseBox } from '../../fuses/fuse-box.js';
 import type { FuseRun } from '../../fuses/run-box.js';
@@ -65,7 +67,8 @@ export function createGuardRun(
     runId,
     ...(node === undefined ? {} : { node }),
   });
-  const fuseRun: FuseRun | undefined = fuses?.forRun(runId);
+  // Fuse state belongs to one run of one thread: the same run id in two threads never shares it.
+  const fuseRun: FuseRun | undefined = fuses?.forRun(threadId === undefined ? runId : canonicalJson([threadId, runId]));
   let latched: GuardRefusal | null = null;
   const stopped = (): GuardRefusal | null => {
     if (latched !== null) return latched;
