@@ -5,11 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { type Command, type CommandContext, ExitCode, UsageError } from './command.js';
 import { demoCommand } from './commands/demo.js';
+import { doctorCommand } from './commands/doctor.js';
+import { initCommand } from './commands/init.js';
 import { receiptsCommand } from './commands/receipts.js';
+import { transitionsCommand } from './commands/transitions.js';
 import { createOutput } from './output.js';
 
 /** Every command, in the order `hyphae help` lists them. */
-const COMMANDS: readonly Command[] = [demoCommand, receiptsCommand];
+const COMMANDS: readonly Command[] = [initCommand, demoCommand, transitionsCommand, receiptsCommand, doctorCommand];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

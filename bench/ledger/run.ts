@@ -1,0 +1,154 @@
+/**
+ * Ledger benchmark: what a ledgered call costs over its raw storage operations, per backend.
+ *
+ *   npm run bench              # full run (~2 min with every backend)
+ *   npm run bench -- --quick   # short run (<15 s)
+ *
+ * Writes bench/results.json and bench/RESULTS.md.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import type { Stats } from '../lib/histogram.js';
+import { measureCases, type Plan, type TimedCase } from '../lib/measure.js';
+import { overheadOf, type Report, type Row, ratioOf, type TargetCheck, writeReport } from '../lib/report.js';
+import type { Backend } from './backend.js';
+import { BACKENDS } from './backends/index.js';
+import { CASE_KINDS, ledgerCases } from './cases.js';
+import { countWrites, type WriteCount } from './write-counts.js';
+
+const quick = process.argv.includes('--quick');
+const plan: Plan = quick
+  ? { warmupMs: 50, durationMs: 250, rounds: 2 }
+  : // Short slices: fsync latency drifts with the machine's other disk traffic, and every case should see the same drift.
+    { warmupMs: 500, durationMs: 3000, rounds: 15 };
+
+function commandLine(): string {
+  const args = process.argv.slice(2);
+  if (process.env.npm_lifecycle_event === 'bench')
+    return ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');
+  return ['node', ...process.execArgv, relative(process.cwd(), process.argv[1] ?? ''), ...args].join(' ');
+}
+
+function checkTarget(backend: Backend, call: Row | undefined): TargetCheck | null {
+  const target = backend.target;
+  if (target === undefined || call === undefined) return null;
+  if (target.kind === 'ratio') {
+    const ratio = ratioOf(call);
+    const cpu = call.stats.cpuUs / call.baseline.stats.cpuUs;
+    return {
+      text: target.text,
+      measured: `${ratio.toFixed(2)}× (CPU time ${cpu.toFixed(2)}×)`,
+      met: ratio <= target.max,
+    };
+  }
+  const overhead = overheadOf(call);
+  const cpu = call.stats.cpuUs - call.baseline.stats.cpuUs;
+  return {
+    text: target.text,
+    measured: `${overhead.toFixed(2)} µs (CPU time ${cpu.toFixed(2)} µs)`,
+    met: overhead <= target.max,
+  };
+}
+
+function printRow(row: Row): void {
+  const { stats, baseline } = row;
+  const f = (value: number): string => value.toFixed(2).padStart(9);
+  console.log(
+    `  ${row.name.padEnd(72)} ops ${String(stats.ops).padStart(8)}  mean ${f(stats.meanUs)} µs  p50 ${f(stats.p50Us)}  p99 ${f(stats.p99Us)}  ` +
+      `cpu ${f(stats.cpuUs)}  baseline ${f(baseline.stats.meanUs)} (cpu ${f(baseline.stats.cpuUs)})  ×${ratioOf(row).toFixed(2)}  +${overheadOf(row).toFixed(2)} µs`,
+  );
+}
+
+async function runBackend(backend: Backend, dir: string): Promise<{ rows: Row[]; writes: WriteCount[] }> {
+  const session = await backend.open(dir);
+  try {
+    const writes = await countWrites(backend.name, session.storage());
+    for (const count of Object.values(writes)) {
+      console.log(
+        `  writes ${count.kind.padEnd(10)} create ${count.create}  update ${count.update}  reads ${count.reads}  → ${count.writes} (expected ${count.expectedWrites}) ${count.ok ? 'ok' : 'MISMATCH'}`,
+      );
+    }
+    const ledgered = ledgerCases(backend.name, () => session.storage());
+    const baselines = session.baselines(writes);
+    // A baseline shared by several cases (the bare call on memory) is measured once.
+    const baselineCases = [...new Set(CASE_KINDS.map((kind) => baselines[kind]))];
+    const cases: TimedCase[] = [...CASE_KINDS.map((kind) => ledgered[kind]), ...baselineCases];
+    const measured = await measureCases(cases, plan);
+    const statsOf = new Map<TimedCase, Stats>(cases.map((timed, i) => [timed, measured[i] as Stats]));
+    const rows = CASE_KINDS.map((kind): Row => {
+      const baseline = baselines[kind];
+      return {
+        backend: backend.name,
+        kind,
+        name: ledgered[kind].name,
+        stats: statsOf.get(ledgered[kind]) as Stats,
+        baseline: { name: baseline.name, stats: statsOf.get(baseline) as Stats },
+      };
+    });
+    rows.forEach(printRow);
+    return { rows, writes: Object.values(writes) };
+  } finally {
+    await session.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const command = commandLine();
+  const loadAtStart = loadavg()[0] ?? 0;
+  console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
+  const dir = await mkdtemp(join(tmpdir(), 'hyphae-bench-'));
+  const rows: Row[] = [];
+  const writes: WriteCount[] = [];
+  const targets: TargetCheck[] = [];
+  const baselines: { backend: string; text: string }[] = [];
+  const skipped: string[] = [];
+  try {
+    for (const backend of BACKENDS) {
+      const unavailable = await backend.available();
+      if (unavailable !== null) {
+        skipped.push(`${backend.name} (${unavailable})`);
+        console.log(`${backend.name}: skipped, ${unavailable}`);
+        continue;
+      }
+      console.log(`${backend.name} (baseline: ${backend.baseline})`);
+      const result = await runBackend(backend, dir);
+      rows.push(...result.rows);
+      writes.push(...result.writes);
+      baselines.push({ backend: backend.name, text: backend.baseline });
+      const check = checkTarget(
+        backend,
+        result.rows.find((row) => row.kind === 'call'),
+      );
+      if (check !== null) targets.push(check);
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const report: Report = {
+    command,
+    mode: quick ? 'quick' : 'full',
+    plan,
+    rows,
+    baselines,
+    writes,
+    targets,
+    skipped,
+    loadAtStart,
+  };
+  await writeReport(report);
+  for (const target of targets)
+    console.log(`target: ${target.text}: ${target.measured} → ${target.met ? 'met' : 'MISSED'}`);
+  const wrong = writes.filter((count) => !count.ok);
+  if (wrong.length > 0) {
+    console.error(
+      `Storage write counts differ from the design: ${wrong.map((c) => `${c.backend} ${c.kind} = ${c.writes}`).join(', ')}`,
+    );
+    process.exitCode = 1;
+  }
+  console.log(
+    'wrote bench/results/ledger.json and bench/results/ledger.md (run bench/aggregate.ts to rebuild bench/RESULTS.md)',
+  );
+}
+
+await main();

@@ -1,0 +1,103 @@
+/**
+ * The Redis baseline: the driver's own Lua scripts run with EVALSHA through the same client, with
+ * the KEYS and ARGV the driver passes (`src/storage/redis.ts`) and documents of the same size.
+ *   create = EVALSHA create script (record hash, list index, ticket entry)
+ *   update = EVALSHA compare-and-set script
+ */
+import { createHash } from 'node:crypto';
+import { randomKey } from './random-key.js';
+import { parseDoc, splitWrites, type WrittenDoc } from './written-docs.js';
+
+/** The slice of a node-redis client the baseline uses. */
+export interface RawRedisClient {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** The scripts to run (the driver's). */
+export interface RedisScripts {
+  readonly create: string;
+  readonly update: string;
+}
+
+/** The operation of each case. */
+export interface RawRedis {
+  /** One fresh call that writes `docs`: the create script, then one CAS script per further doc. */
+  write(docs: readonly string[]): () => Promise<void>;
+  /** A replay: the create script meeting an existing record holding `doc`. */
+  replay(doc: string): Promise<() => Promise<void>>;
+}
+
+const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
+
+/** Load the scripts and build the raw operations under `prefix`. */
+export async function openRawRedis(client: RawRedisClient, prefix: string, scripts: RedisScripts): Promise<RawRedis> {
+  const createSha = sha1(scripts.create);
+  const updateSha = sha1(scripts.update);
+  await client.sendCommand(['SCRIPT', 'LOAD', scripts.create]);
+  await client.sendCommand(['SCRIPT', 'LOAD', scripts.update]);
+  const recordPrefix = `${prefix}rec:`;
+  const index = `${prefix}updated`;
+
+  const create = (key: string, ticketKey: string, write: WrittenDoc): Promise<unknown> =>
+    client.sendCommand([
+      'EVALSHA',
+      createSha,
+      '3',
+      `${recordPrefix}${key}`,
+      index,
+      `${prefix}ticket:${ticketKey}`,
+      recordPrefix,
+      key,
+      write.doc,
+      String(write.version),
+      String(Date.now()),
+      write.outcome,
+      write.tool,
+      write.kind,
+      `=${ticketKey}`,
+    ]);
+  const update = (key: string, ticketKey: string, expected: number, write: WrittenDoc): Promise<unknown> =>
+    client.sendCommand([
+      'EVALSHA',
+      updateSha,
+      '2',
+      `${recordPrefix}${key}`,
+      index,
+      key,
+      String(expected),
+      write.doc,
+      String(write.version),
+      String(Date.now()),
+      write.outcome,
+      write.tool,
+      write.kind,
+      `=${ticketKey}`,
+    ]);
+
+  return {
+    write(docs) {
+      const { first, rest } = splitWrites(docs);
+      return async () => {
+        const key = randomKey();
+        const ticketKey = randomKey();
+        const created = (await create(key, ticketKey, first)) as unknown[];
+        if (created[0] !== 'created') throw new Error('Raw create met an existing record');
+        let version = first.version;
+        for (const write of rest) {
+          if ((await update(key, ticketKey, version, write)) !== 1) throw new Error('Raw CAS update lost');
+          version = write.version;
+        }
+      };
+    },
+    async replay(doc) {
+      const key = randomKey();
+      const ticketKey = randomKey();
+      const stored = parseDoc(doc);
+      await create(key, ticketKey, stored);
+      return async () => {
+        const reply = (await create(key, ticketKey, stored)) as unknown[];
+        if (reply[0] !== 'key') throw new Error('Raw replay did not meet its record');
+      };
+    },
+  };
+}

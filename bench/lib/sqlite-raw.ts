@@ -1,0 +1,107 @@
+/**
+ * The SQLite baseline: the statements the driver runs for one call, executed directly with
+ * better-sqlite3 on a table created from the driver's own DDL, with documents of the same size.
+ *
+ * Mirrors `src/storage/sqlite.ts` and `src/storage/sqlite/transition-rows.ts`:
+ *   create = BEGIN IMMEDIATE; SELECT by key; SELECT by ticket_key; INSERT; COMMIT
+ *            (a replay meets its row at the first SELECT and commits nothing)
+ *   update = UPDATE … WHERE key = ? AND version = ?   (autocommit)
+ */
+import Database from 'better-sqlite3';
+import { randomKey } from './random-key.js';
+import { parseDoc, splitWrites, type WrittenDoc } from './written-docs.js';
+
+const TABLE = '"hyphae_transitions"';
+const COLUMNS = 'key, ticket_key, version, doc';
+
+/** The pragmas the driver sets on a connection it opens. */
+export interface SqliteSettings {
+  readonly synchronous: 'FULL' | 'NORMAL';
+  readonly busyTimeoutMs: number;
+}
+
+/** The DDL of the driver's transitions table and its indexes, read from a database it created. */
+export function readTransitionsDdl(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT sql FROM sqlite_master WHERE tbl_name = 'hyphae_transitions' AND sql IS NOT NULL ORDER BY type DESC`,
+      )
+      .all() as { sql: string }[];
+    if (rows.length === 0) throw new Error(`No hyphae_transitions table in \`${file}\``);
+    return rows.map((row) => row.sql);
+  } finally {
+    db.close();
+  }
+}
+
+/** A raw connection and the operation of each case. */
+export interface RawSqlite {
+  /** The statements of one fresh call that writes `docs`: the first inserted, the rest CAS updates. */
+  write(docs: readonly string[]): () => void;
+  /** The statements of a replay: the create transaction meeting an existing row holding `doc`. */
+  replay(doc: string): () => void;
+  close(): void;
+}
+
+/** Open `file` as the driver would, create the table from `ddl` and prepare the driver's statements. */
+export function openRawSqlite(file: string, ddl: readonly string[], settings: SqliteSettings): RawSqlite {
+  const db = new Database(file, { timeout: settings.busyTimeoutMs });
+  db.pragma(`busy_timeout = ${settings.busyTimeoutMs}`);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${settings.synchronous}`);
+  for (const statement of ddl) db.exec(statement);
+
+  const selectByKey = db.prepare(`SELECT ${COLUMNS} FROM ${TABLE} WHERE key = ?`);
+  const selectByTicket = db.prepare(`SELECT ${COLUMNS} FROM ${TABLE} WHERE ticket_key = ?`);
+  const insert = db.prepare(
+    `INSERT INTO ${TABLE} (key, ticket_key, tool, kind, outcome, updated_at, version, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const update = db.prepare(
+    `UPDATE ${TABLE} SET tool = ?, kind = ?, outcome = ?, updated_at = ?, version = ?, doc = ? WHERE key = ? AND version = ?`,
+  );
+  const create = db.transaction((key: string, ticketKey: string, write: WrittenDoc): boolean => {
+    if (selectByKey.get(key) !== undefined) return false;
+    if (selectByTicket.get(ticketKey) !== undefined) return false;
+    insert.run(key, ticketKey, write.tool, write.kind, write.outcome, Date.now(), write.version, write.doc);
+    return true;
+  });
+
+  return {
+    write(docs) {
+      const { first, rest } = splitWrites(docs);
+      return () => {
+        const key = randomKey();
+        if (!create.immediate(key, randomKey(), first)) throw new Error('Raw insert met an existing row');
+        let version = first.version;
+        for (const write of rest) {
+          const changes = update.run(
+            write.tool,
+            write.kind,
+            write.outcome,
+            Date.now(),
+            write.version,
+            write.doc,
+            key,
+            version,
+          ).changes;
+          if (changes !== 1) throw new Error('Raw CAS update lost');
+          version = write.version;
+        }
+      };
+    },
+    replay(doc) {
+      const existing = randomKey();
+      const stored = parseDoc(doc);
+      create.immediate(existing, randomKey(), stored);
+      const ticketKey = randomKey();
+      return () => {
+        if (create.immediate(existing, ticketKey, stored)) throw new Error('Raw replay inserted a row');
+      };
+    },
+    close() {
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,211 @@
+/**
+ * `hyphae transitions`: list, show, release and mark-dead, on the ledger store the config names.
+ */
+import { GuardError } from '../../errors.js';
+import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
+import {
+  DEFAULT_CONFIG_FILE,
+  ledgersOf,
+  loadCommandConfig,
+  openLedgerStores,
+  type TransitionReader,
+} from '../lib/config-ledgers.js';
+import {
+  flag,
+  listOption,
+  type OptionSpec,
+  type ParsedOptions,
+  parseOptions,
+  stringOption,
+} from '../lib/parse-options.js';
+import { runMarkDead, runRelease } from '../lib/transition-actions.js';
+import { FILTER_OUTCOMES, findTransition, listTransitions } from '../lib/transition-queries.js';
+import { printRecord, printTable, recordJson } from '../lib/transition-view.js';
+
+const HELP = `Usage: hyphae transitions <subcommand> [options]
+
+Reads and resolves transitions in the ledger store the config names.
+
+Subcommands:
+  list [--outcome O]... [--tool T] [--stuck] [--limit N] [--json]
+        transitions, newest first. --outcome takes IN_FLIGHT, COMPLETED, FAILED_BEFORE_EFFECT,
+        FAILED_AFTER_EFFECT, UNKNOWN, BLOCKED or EXPIRED (IN_FLIGHT with its lease passed);
+        --stuck shows what waits for an operator: UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT, EXPIRED
+  show KEY [--json]
+        one transition, every field
+  release KEY (--completed [--result JSON] | --not-executed) --by WHO --reason WHY
+        record what you verified with the provider: --completed stores the result and resolves
+        the transition; --not-executed lets the next call run it exactly once more
+  mark-dead (KEY | --owner OWNER) --by WHO --reason WHY
+        expire the lease of IN_FLIGHT transitions whose worker is dead
+
+Options:
+  -c, --config FILE   the config (default ./hyphae.yaml)
+  --json              machine-readable output
+
+Exit codes: 0 ok, 1 refused or not found (or the config cannot load), 2 usage
+`;
+
+const COMMON: Readonly<Record<string, OptionSpec>> = {
+  config: { type: 'string', short: 'c' },
+  json: { type: 'boolean' },
+};
+
+const SPECS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
+  list: {
+    ...COMMON,
+    outcome: { type: 'string', multiple: true },
+    tool: { type: 'string' },
+    stuck: { type: 'boolean' },
+    limit: { type: 'string' },
+  },
+  show: COMMON,
+  release: {
+    ...COMMON,
+    completed: { type: 'boolean' },
+    'not-executed': { type: 'boolean' },
+    by: { type: 'string' },
+    reason: { type: 'string' },
+    result: { type: 'string' },
+  },
+  'mark-dead': { ...COMMON, owner: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } },
+};
+
+function limitOf(parsed: ParsedOptions): number {
+  const text = stringOption(parsed, 'limit');
+  if (text === undefined) return 100;
+  const limit = Number(text);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new UsageError(`\`--limit\` takes a positive integer, got \`${text}\``);
+  return limit;
+}
+
+function outcomesOf(parsed: ParsedOptions): string[] {
+  const outcomes = listOption(parsed, 'outcome')
+    .flatMap((text) => text.split(','))
+    .map((text) => text.trim().toUpperCase());
+  for (const outcome of outcomes) {
+    if (!FILTER_OUTCOMES.includes(outcome)) {
+      throw new UsageError(
+        `Unknown outcome \`${outcome}\` (known: ${FILTER_OUTCOMES.map((o) => `\`${o}\``).join(', ')})`,
+      );
+    }
+  }
+  return outcomes;
+}
+
+function oneKey(sub: string, parsed: ParsedOptions): string {
+  const [key, extra] = parsed.positionals;
+  if (key === undefined) throw new UsageError(`\`hyphae transitions ${sub}\` needs a KEY`);
+  if (extra !== undefined)
+    throw new UsageError(`\`hyphae transitions ${sub}\` takes one KEY, got \`${key}\` and \`${extra}\``);
+  return key;
+}
+
+async function list(parsed: ParsedOptions, ledgers: readonly TransitionReader[], ctx: CommandContext): Promise<number> {
+  if (parsed.positionals.length > 0) throw new UsageError('`hyphae transitions list` takes no KEY');
+  const now = Date.now();
+  const records = await listTransitions(
+    ledgers,
+    {
+      outcomes: outcomesOf(parsed),
+      tool: stringOption(parsed, 'tool'),
+      stuck: flag(parsed, 'stuck'),
+      limit: limitOf(parsed),
+    },
+    now,
+  );
+  if (flag(parsed, 'json'))
+    ctx.out.line(
+      JSON.stringify(
+        records.map((record) => recordJson(record, now)),
+        null,
+        2,
+      ),
+    );
+  else printTable(ctx.out, records, now);
+  return ExitCode.ok;
+}
+
+async function show(parsed: ParsedOptions, ledgers: readonly TransitionReader[], ctx: CommandContext): Promise<number> {
+  const key = oneKey('show', parsed);
+  const found = await findTransition(ledgers, key);
+  if (found === undefined) {
+    ctx.err.line(`No transition \`${key}\``);
+    return ExitCode.failed;
+  }
+  const now = Date.now();
+  if (flag(parsed, 'json')) ctx.out.line(JSON.stringify(recordJson(found.record, now), null, 2));
+  else printRecord(ctx.out, found.record, now);
+  return ExitCode.ok;
+}
+
+const NO_LEDGER = 'The config has no ledger (`transition` with `action_ledger` or `task_ledger`)';
+
+function refused(error: unknown, ctx: CommandContext): number {
+  if (!(error instanceof GuardError)) throw error;
+  ctx.err.line(`${ctx.err.fail('Refused')}: ${error.message}`);
+  return ExitCode.failed;
+}
+
+/** `list` and `show` read the stores directly: no signing key is needed to look. */
+async function read(sub: 'list' | 'show', parsed: ParsedOptions, file: string, ctx: CommandContext): Promise<number> {
+  const stores = await openLedgerStores(file, ctx);
+  if (stores === undefined) return ExitCode.failed;
+  try {
+    if (stores.length === 0) {
+      ctx.err.line(NO_LEDGER);
+      return ExitCode.failed;
+    }
+    return sub === 'list' ? await list(parsed, stores, ctx) : await show(parsed, stores, ctx);
+  } catch (error) {
+    return refused(error, ctx);
+  } finally {
+    await Promise.allSettled(stores.map((store) => store.close()));
+  }
+}
+
+/** `release` and `mark-dead` go through the loaded ledgers, so each action gets its receipt. */
+async function act(sub: string, parsed: ParsedOptions, file: string, ctx: CommandContext): Promise<number> {
+  const config = await loadCommandConfig(file, ctx);
+  if (config === undefined) return ExitCode.failed;
+  try {
+    const ledgers = ledgersOf(config);
+    if (ledgers.length === 0) {
+      ctx.err.line(NO_LEDGER);
+      return ExitCode.failed;
+    }
+    if (sub === 'release') return await runRelease(oneKey('release', parsed), parsed, ledgers, ctx);
+    return await runMarkDead(parsed, ledgers, ctx);
+  } catch (error) {
+    return refused(error, ctx);
+  } finally {
+    await config.close();
+  }
+}
+
+/** `hyphae transitions`. */
+export const transitionsCommand: Command = {
+  name: 'transitions',
+  summary: 'list, show, release and mark-dead ledger transitions',
+  help: HELP,
+  async run(args, ctx) {
+    const [sub, ...rest] = args;
+    const spec = sub === undefined ? undefined : SPECS[sub];
+    if (sub === undefined || spec === undefined) {
+      throw new UsageError(
+        sub === undefined ? 'Missing subcommand' : `Unknown subcommand \`${sub}\` for \`hyphae transitions\``,
+      );
+    }
+    const parsed = parseOptions(`transitions ${sub}`, rest, spec);
+    // Arguments are checked before the store is opened: a usage error costs no connection.
+    if (sub === 'release' || sub === 'mark-dead') {
+      for (const option of ['by', 'reason']) {
+        if (stringOption(parsed, option) === undefined)
+          throw new UsageError(`\`hyphae transitions ${sub}\` needs \`--${option}\``);
+      }
+    }
+    const file = stringOption(parsed, 'config') ?? DEFAULT_CONFIG_FILE;
+    return sub === 'list' || sub === 'show' ? read(sub, parsed, file, ctx) : act(sub, parsed, file, ctx);
+  },
+};

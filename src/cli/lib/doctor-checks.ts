@@ -1,0 +1,275 @@
+/**
+ * The checks of `hyphae doctor`: the config, its environment variables, every store it names
+ * (connected, schema version readable), and the receipt key and sink. Each check is independent,
+ * so one failure does not hide the next; each failure says how to fix it.
+ */
+import { access, constants, readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '../../config/errors.js';
+import { formatPath } from '../../config/locate.js';
+import {
+  openLedgerStorage,
+  openReceiptSigner,
+  openReceiptSink,
+  openSnapshotStorage,
+} from '../../config/open-stores.js';
+import { analyzeConfig, type ConfigEnv, envReferences } from '../../config/parse-config.js';
+import type { ConfigSettings, StoreSettings } from '../../config/types.js';
+import { GuardError } from '../../errors.js';
+import type { ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
+
+/** One line of the report. */
+export interface DoctorItem {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly detail: string;
+  /** How to fix a failure. */
+  readonly fix?: string;
+}
+
+/** Something with a `close()`: a store or a sink. */
+interface Closable {
+  close(): Promise<void>;
+}
+
+/** The error's message, with its cause's (`connect ECONNREFUSED …`) when it has one. */
+function message(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : undefined;
+  return cause === undefined || error.message.includes(cause) ? error.message : `${error.message} (${cause})`;
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The nearest existing ancestor of `path` is a writable directory (so the file can be created). */
+async function creatable(path: string): Promise<boolean> {
+  let dir = dirname(path);
+  for (;;) {
+    try {
+      const info = await stat(dir);
+      if (!info.isDirectory()) return false;
+      await access(dir, constants.W_OK);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return false;
+      const parent = dirname(dir);
+      if (parent === dir) return false;
+      dir = parent;
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function storeFix(store: StoreSettings, error: unknown): string {
+  if (error instanceof GuardError && error.code === 'ledger_storage_corrupt') {
+    return /newer/.test(error.message)
+      ? 'upgrade hyphae: the store was written by a newer version'
+      : 'restore the store from a backup; never point hyphae at a damaged store';
+  }
+  switch (store.kind) {
+    case 'sqlite':
+      return `check that \`${store.path}\` is a hyphae SQLite database and readable, and that better-sqlite3 is installed`;
+    case 'redis':
+      return 'check the Redis URL, that the server is running, and that the `redis` package is installed';
+    case 'postgres':
+      return 'check the connection string, that the server is running and the role may create tables, and that `pg` is installed';
+    default:
+      return 'check the store settings';
+  }
+}
+
+function describeStore(store: StoreSettings): string {
+  return store.kind === 'sqlite' ? `sqlite ${store.path}` : store.kind;
+}
+
+/** Open a ledger store, prepare its schema (SQL) or read from it (Redis), and close it. */
+async function checkLedgerStore(
+  name: string,
+  store: StoreSettings,
+  env: ConfigEnv,
+  timeoutMs: number,
+): Promise<DoctorItem> {
+  if (store.kind === 'memory')
+    return { name, ok: true, detail: 'memory (nothing to connect to; lost with the process)' };
+  if (store.kind === 'sqlite' && store.path !== ':memory:' && !(await exists(store.path))) {
+    return (await creatable(store.path))
+      ? { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` }
+      : {
+          name,
+          ok: false,
+          detail: `sqlite ${store.path} cannot be created`,
+          fix: `make \`${dirname(store.path)}\` writable`,
+        };
+  }
+  let storage:
+    | (Closable & { ensureSchema?: () => Promise<void>; list(q: { limit: number }): Promise<unknown> })
+    | undefined;
+  try {
+    storage = await openLedgerStorage(store, env);
+    const open = storage;
+    await withTimeout(
+      typeof open.ensureSchema === 'function' ? open.ensureSchema() : open.list({ limit: 1 }).then(() => undefined),
+      timeoutMs,
+    );
+    const detail = store.kind === 'redis' ? 'redis: connected' : `${describeStore(store)}: schema version readable`;
+    return { name, ok: true, detail };
+  } catch (error) {
+    return { name, ok: false, detail: `${describeStore(store)}: ${message(error)}`, fix: storeFix(store, error) };
+  } finally {
+    await withTimeout(storage?.close() ?? Promise.resolve(), timeoutMs).catch(() => undefined);
+  }
+}
+
+async function checkSnapshots(settings: ConfigSettings, timeoutMs: number): Promise<DoctorItem | undefined> {
+  const snapshots = settings.runSnapshots;
+  if (snapshots === undefined) return undefined;
+  const name = 'run snapshots';
+  const store = snapshots.store;
+  if (store.kind === 'memory') return { name, ok: true, detail: 'memory (lost with the process)' };
+  if (store.path !== ':memory:' && !(await exists(store.path))) {
+    return (await creatable(store.path))
+      ? { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` }
+      : {
+          name,
+          ok: false,
+          detail: `sqlite ${store.path} cannot be created`,
+          fix: `make \`${dirname(store.path)}\` writable`,
+        };
+  }
+  let storage: (Closable & { ensureSchema?: () => Promise<void> }) | undefined;
+  try {
+    storage = await openSnapshotStorage(snapshots);
+    await withTimeout(storage.ensureSchema?.() ?? Promise.resolve(), timeoutMs);
+    return { name, ok: true, detail: `sqlite ${store.path}: schema version readable` };
+  } catch (error) {
+    return { name, ok: false, detail: `sqlite ${store.path}: ${message(error)}`, fix: storeFix(store, error) };
+  } finally {
+    await storage?.close().catch(() => undefined);
+  }
+}
+
+async function checkReceipts(settings: ConfigSettings, env: ConfigEnv, timeoutMs: number): Promise<DoctorItem[]> {
+  const receipts = settings.receipts;
+  if (receipts === undefined) return [];
+  const items: DoctorItem[] = [];
+  const opened = await openReceiptSigner(receipts, env);
+  if ('issue' in opened) {
+    const fix =
+      receipts.algorithm === 'ed25519'
+        ? 'generate a key pair: `openssl genpkey -algorithm ed25519 -out receipts.pem`'
+        : 'use a random secret of at least 32 bytes: `openssl rand -base64 48`';
+    items.push({ name: 'receipt key', ok: false, detail: opened.issue.message, fix });
+  } else {
+    items.push({ name: 'receipt key', ok: true, detail: `${receipts.algorithm} key \`${receipts.keyId}\` is usable` });
+  }
+  const store = settings.actionLedger?.store;
+  const file = receipts.path ?? (store?.kind === 'sqlite' ? store.path : undefined);
+  if (file !== undefined && file !== ':memory:' && !(await exists(file))) {
+    const ok = await creatable(file);
+    items.push({
+      name: 'receipt sink',
+      ok,
+      detail: ok ? `${file} does not exist yet; it is created on the first receipt` : `${file} cannot be created`,
+      ...(ok ? {} : { fix: `make \`${dirname(file)}\` writable` }),
+    });
+    return items;
+  }
+  let sink: (ReceiptSink & { open?: () => Promise<void>; ensureSchema?: () => Promise<void> }) | undefined;
+  try {
+    sink = await openReceiptSink(receipts, settings.actionLedger?.store, env);
+    const opened = sink;
+    await withTimeout<unknown>(opened.open?.() ?? opened.ensureSchema?.() ?? opened.last(), timeoutMs);
+    items.push({ name: 'receipt sink', ok: true, detail: `${sink.location}: chain readable` });
+  } catch (error) {
+    items.push({
+      name: 'receipt sink',
+      ok: false,
+      detail: message(error),
+      fix: 'run `hyphae receipts verify` on the file to find the first broken link; never extend a broken chain',
+    });
+  } finally {
+    await sink?.close().catch(() => undefined);
+  }
+  return items;
+}
+
+/** Run every check of the config at `file` (relative to `cwd`; named as given in the report). */
+export async function runDoctorChecks(
+  file: string,
+  cwd: string,
+  env: ConfigEnv,
+  timeoutMs: number,
+): Promise<DoctorItem[]> {
+  const path = resolve(cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return [
+      {
+        name: 'config',
+        ok: false,
+        detail: missing ? `${file} not found` : `${file}: ${message(error)}`,
+        fix: missing ? 'create one with `hyphae init` or pass `-c FILE`' : 'check the file permissions',
+      },
+    ];
+  }
+  const analysis = analyzeConfig(text, { file, baseDir: dirname(path) });
+  if (analysis.settings === undefined) {
+    const detail = new ConfigError(file, analysis.issues).message;
+    return [
+      {
+        name: 'config',
+        ok: false,
+        detail,
+        fix: 'correct the keys above (line:column), then run `hyphae doctor` again',
+      },
+    ];
+  }
+  const settings = analysis.settings;
+  const items: DoctorItem[] = [{ name: 'config', ok: true, detail: `${file} is valid (profile ${settings.profile})` }];
+  const missing = new Set<string>();
+  for (const [path, name] of envReferences(settings)) {
+    const set = env[name] !== undefined && env[name] !== '';
+    if (!set) missing.add(formatPath(path.slice(0, 1)));
+    const by = `named by \`${formatPath(path)}\``;
+    items.push({
+      name: `env ${name}`,
+      ok: set,
+      detail: set ? `set (${by})` : `not set (${by})`,
+      ...(set ? {} : { fix: `export ${name}=… in the environment that runs the agent` }),
+    });
+  }
+  // A section whose environment variable is missing was reported above and cannot be opened.
+  if (settings.actionLedger !== undefined && !missing.has('action_ledger')) {
+    items.push(await checkLedgerStore('action ledger', settings.actionLedger.store, env, timeoutMs));
+  }
+  const taskStore = settings.taskLedger?.store;
+  if (taskStore !== undefined && taskStore !== 'action_ledger' && !missing.has('task_ledger')) {
+    items.push(await checkLedgerStore('task ledger', taskStore, env, timeoutMs));
+  }
+  const snapshots = await checkSnapshots(settings, timeoutMs);
+  if (snapshots !== undefined) items.push(snapshots);
+  if (!missing.has('receipts') && !missing.has('action_ledger'))
+    items.push(...(await checkReceipts(settings, env, timeoutMs)));
+  return items;
+}

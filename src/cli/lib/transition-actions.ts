@@ -1,0 +1,108 @@
+/**
+ * The operator actions of `hyphae transitions`: release and mark-dead.
+ */
+import type { Ledger } from '../../ledger/types.js';
+import { type CommandContext, ExitCode, UsageError } from '../command.js';
+import { flag, type ParsedOptions, stringOption } from './parse-options.js';
+import { findTransition, transitionsOwnedBy } from './transition-queries.js';
+import { recordJson, shownOutcome } from './transition-view.js';
+
+function audit(parsed: ParsedOptions): { by: string; reason: string } {
+  return { by: stringOption(parsed, 'by') as string, reason: stringOption(parsed, 'reason') as string };
+}
+
+function resultOf(parsed: ParsedOptions): { result?: unknown } {
+  const text = stringOption(parsed, 'result');
+  if (text === undefined) return {};
+  try {
+    return { result: JSON.parse(text) as unknown };
+  } catch {
+    throw new UsageError(`\`--result\` must be JSON, got \`${text}\``);
+  }
+}
+
+/** `transitions release KEY --completed|--not-executed --by --reason [--result JSON]`. */
+export async function runRelease(
+  key: string,
+  parsed: ParsedOptions,
+  ledgers: readonly Ledger[],
+  ctx: CommandContext,
+): Promise<number> {
+  const completed = flag(parsed, 'completed');
+  const notExecuted = flag(parsed, 'not-executed');
+  if (completed === notExecuted) throw new UsageError('Pass one of `--completed` and `--not-executed`');
+  if (notExecuted && stringOption(parsed, 'result') !== undefined) {
+    throw new UsageError('`--result` goes with `--completed` (a call that did not execute has no result)');
+  }
+  const result = resultOf(parsed);
+  const found = await findTransition(ledgers, key);
+  if (found === undefined) {
+    ctx.err.line(`No transition \`${key}\``);
+    return ExitCode.failed;
+  }
+  const released = await found.ledger.release(key, {
+    verified: completed ? 'completed' : 'not_executed',
+    ...result,
+    ...audit(parsed),
+  });
+  if (flag(parsed, 'json')) {
+    ctx.out.line(JSON.stringify(recordJson(released, Date.now()), null, 2));
+  } else if (completed) {
+    ctx.out.line(`${ctx.out.pass('Released')} \`${key}\` as COMPLETED (tool \`${released.tool}\`)`);
+  } else {
+    ctx.out.line(
+      `${ctx.out.pass('Released')} \`${key}\` as not executed: the next call of \`${released.tool}\` runs it once more`,
+    );
+  }
+  return ExitCode.ok;
+}
+
+/** `transitions mark-dead (KEY | --owner O) --by --reason`. */
+export async function runMarkDead(
+  parsed: ParsedOptions,
+  ledgers: readonly Ledger[],
+  ctx: CommandContext,
+): Promise<number> {
+  const owner = stringOption(parsed, 'owner');
+  const [key, extra] = parsed.positionals;
+  if ((owner === undefined) === (key === undefined) || extra !== undefined) {
+    throw new UsageError('Pass one KEY or `--owner OWNER`');
+  }
+  let targets: { readonly ledger: Ledger; readonly key: string }[];
+  if (key !== undefined) {
+    const found = await findTransition(ledgers, key);
+    if (found === undefined) {
+      ctx.err.line(`No transition \`${key}\``);
+      return ExitCode.failed;
+    }
+    targets = [{ ledger: found.ledger, key }];
+  } else {
+    targets = (await transitionsOwnedBy(ledgers, owner as string)).map(({ ledger, record }) => ({
+      ledger,
+      key: record.key,
+    }));
+    if (targets.length === 0) {
+      ctx.err.line(`No IN_FLIGHT transition is held by \`${owner as string}\``);
+      return ExitCode.failed;
+    }
+  }
+  const marked = [];
+  for (const target of targets) marked.push(await target.ledger.markWorkerDead(target.key, audit(parsed)));
+  const now = Date.now();
+  if (flag(parsed, 'json')) {
+    ctx.out.line(
+      JSON.stringify(
+        marked.map((record) => recordJson(record, now)),
+        null,
+        2,
+      ),
+    );
+    return ExitCode.ok;
+  }
+  for (const record of marked) {
+    ctx.out.line(
+      `${ctx.out.pass('Marked dead')} \`${record.key}\` (tool \`${record.tool}\`, now ${shownOutcome(record, now)})`,
+    );
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,90 @@
+/**
+ * Reading transitions across a config's ledgers: filtered lists (with the derived EXPIRED and
+ * "stuck" filters applied while paging) and lookup by key.
+ */
+import { Outcome } from '../../ledger/envelope.js';
+import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { ListQuery } from '../../storage/ledger-storage.js';
+import type { TransitionReader } from './config-ledgers.js';
+import { isStuck, shownOutcome } from './transition-view.js';
+
+/** What `transitions list` asks for. */
+export interface TransitionFilter {
+  /** Outcomes to show; `EXPIRED` selects IN_FLIGHT records whose lease has passed. */
+  readonly outcomes: readonly string[];
+  readonly tool: string | undefined;
+  readonly stuck: boolean;
+  readonly limit: number;
+}
+
+/** Every outcome a filter may name. */
+export const FILTER_OUTCOMES: readonly string[] = [...Object.values(Outcome), 'EXPIRED'];
+
+function storedOutcomes(filter: TransitionFilter): Outcome[] | undefined {
+  if (filter.outcomes.length === 0) return undefined;
+  const stored = new Set<Outcome>();
+  for (const outcome of filter.outcomes) stored.add(outcome === 'EXPIRED' ? 'IN_FLIGHT' : (outcome as Outcome));
+  return [...stored];
+}
+
+function matches(record: TransitionRecord, filter: TransitionFilter, now: number): boolean {
+  if (filter.stuck && !isStuck(record, now)) return false;
+  return filter.outcomes.length === 0 || filter.outcomes.includes(shownOutcome(record, now));
+}
+
+/** The records of every ledger that pass `filter`, newest update first, at most `filter.limit`. */
+export async function listTransitions(
+  ledgers: readonly TransitionReader[],
+  filter: TransitionFilter,
+  now: number,
+): Promise<TransitionRecord[]> {
+  const found: TransitionRecord[] = [];
+  const outcome = storedOutcomes(filter);
+  for (const ledger of ledgers) {
+    let cursor: string | null = null;
+    do {
+      const query: ListQuery = {
+        limit: 500,
+        ...(outcome === undefined ? {} : { outcome }),
+        ...(filter.tool === undefined ? {} : { tool: filter.tool }),
+        ...(cursor === null ? {} : { cursor }),
+      };
+      const page = await ledger.list(query);
+      for (const record of page.records) if (matches(record, filter, now)) found.push(record);
+      cursor = page.nextCursor;
+    } while (cursor !== null && found.length < filter.limit * ledgers.length);
+  }
+  found.sort((a, b) => b.updatedAt - a.updatedAt || (a.key < b.key ? 1 : -1));
+  return found.slice(0, filter.limit);
+}
+
+/** The ledger holding `key` and its record, or undefined. */
+export async function findTransition<L extends TransitionReader>(
+  ledgers: readonly L[],
+  key: string,
+): Promise<{ readonly ledger: L; readonly record: TransitionRecord } | undefined> {
+  for (const ledger of ledgers) {
+    const record = await ledger.get(key);
+    if (record !== null) return { ledger, record };
+  }
+  return undefined;
+}
+
+/** The IN_FLIGHT records held by `owner` (an owner id, or the prefix before its `#` claim counter). */
+export async function transitionsOwnedBy<L extends TransitionReader>(
+  ledgers: readonly L[],
+  owner: string,
+): Promise<{ readonly ledger: L; readonly record: TransitionRecord }[]> {
+  const found: { ledger: L; record: TransitionRecord }[] = [];
+  for (const ledger of ledgers) {
+    let cursor: string | null = null;
+    do {
+      const page = await ledger.list({ outcome: 'IN_FLIGHT', limit: 500, ...(cursor === null ? {} : { cursor }) });
+      for (const record of page.records) {
+        if (record.owner === owner || record.owner?.startsWith(`${owner}#`) === true) found.push({ ledger, record });
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+  }
+  return found;
+}

@@ -1,0 +1,95 @@
+/**
+ * How `hyphae transitions` shows records: a table, a detail view, and JSON.
+ */
+import { isExpired } from '../../ledger/resolve-gate.js';
+import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { Output } from '../output.js';
+
+/** Outcomes that need an operator: a redispatch would hard-block, or the owner may be dead. */
+const STUCK_OUTCOMES: ReadonlySet<string> = new Set(['UNKNOWN', 'BLOCKED', 'FAILED_AFTER_EFFECT']);
+
+/** The outcome as an operator reads it: `EXPIRED` for an IN_FLIGHT record whose lease passed. */
+export function shownOutcome(record: TransitionRecord, now: number): string {
+  return isExpired(record, now) ? 'EXPIRED' : record.outcome;
+}
+
+/**
+ * True for a record that waits for an operator: UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT, or an
+ * IN_FLIGHT whose lease has expired (its owner is late or dead).
+ */
+export function isStuck(record: TransitionRecord, now: number): boolean {
+  return STUCK_OUTCOMES.has(record.outcome) || isExpired(record, now);
+}
+
+function time(ms: number | null): string {
+  return ms === null ? '-' : new Date(ms).toISOString();
+}
+
+/** A record as JSON, with the derived outcome next to the stored one. */
+export function recordJson(record: TransitionRecord, now: number): Record<string, unknown> {
+  return { ...record, shownOutcome: shownOutcome(record, now), stuck: isStuck(record, now) };
+}
+
+/** Print records as a table (or a line saying there are none). */
+export function printTable(out: Output, records: readonly TransitionRecord[], now: number): void {
+  if (records.length === 0) {
+    out.line('No transitions match');
+    return;
+  }
+  const rows = records.map((r) => [
+    r.key,
+    r.tool,
+    r.kind,
+    shownOutcome(r, now),
+    r.boundary,
+    String(r.attempts),
+    time(r.updatedAt),
+  ]);
+  const head = ['KEY', 'TOOL', 'KIND', 'OUTCOME', 'BOUNDARY', 'ATTEMPTS', 'UPDATED'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const format = (row: readonly string[]): string =>
+    row
+      .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  out.line(out.bold(format(head)));
+  for (const [index, row] of rows.entries()) {
+    const record = records[index] as TransitionRecord;
+    const line = format(row);
+    out.line(isStuck(record, now) ? out.fail(line) : line);
+  }
+}
+
+/** Print one record, one field a line. */
+export function printRecord(out: Output, record: TransitionRecord, now: number): void {
+  const scope = Object.entries(record.scope)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
+  const fields: [string, string][] = [
+    ['key', record.key],
+    ['tool', `${record.tool} (${record.kind})`],
+    ['outcome', shownOutcome(record, now)],
+    ['boundary', record.boundary],
+    ['class', `${record.sideEffectClass} (${record.retryPermission}, ${record.spendability})`],
+    ['scope', scope === '' ? '-' : scope],
+    ['ticket', record.ticket ?? '-'],
+    ['owner', record.owner ?? '-'],
+    ['lease until', time(record.leaseUntil)],
+    ['attempts', String(record.attempts)],
+    ['external ref', record.externalOperationRef ?? '-'],
+    ['provider key', record.providerIdempotencyKey ?? '-'],
+    ['error', record.error === null ? '-' : `${record.error.name}: ${record.error.message}`],
+    ['result', record.result === undefined ? '-' : JSON.stringify(record.result)],
+    [
+      'release',
+      record.operatorResolution === null
+        ? '-'
+        : `${record.operatorResolution.verified} by ${record.operatorResolution.by}: ${record.operatorResolution.reason}`,
+    ],
+    ['receipt', record.receiptRef ?? '-'],
+    ['created', time(record.createdAt)],
+    ['updated', time(record.updatedAt)],
+  ];
+  const width = Math.max(...fields.map(([label]) => label.length));
+  for (const [label, value] of fields) out.line(`${out.dim(label.padEnd(width))}  ${value}`);
+}

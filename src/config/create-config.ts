@@ -1,0 +1,250 @@
+/**
+ * The loaded config at run time: wraps tools and tasks, runs agent turns, prepares messages, and
+ * closes what it opened.
+ */
+import type { AnyBoundedTool } from '../boundary/bounded.js';
+import type { ToolRegistry } from '../boundary/create-tool-registry.js';
+import type { ToolRunner } from '../boundary/create-tool-runner.js';
+import type { HistoryGuard } from '../context/history/history-guard.js';
+import { withSession } from '../context/session.js';
+import type { RunHandle, RunSnapshots } from '../context/snapshots/run-snapshots.js';
+import type { Clock } from '../core/clock.js';
+import { GuardError } from '../errors.js';
+import type { FuseBox } from '../fuses/fuse-box.js';
+import type {
+  Ledger,
+  LedgeredFunction,
+  Reconciler,
+  SweepReceiptsReport,
+  TaskCallOptions,
+  TaskSpec,
+} from '../ledger/types.js';
+import type { SnapshotStorage } from '../storage/snapshot-storage.js';
+import { ledgeredTasks, ledgeredTools } from './coverage.js';
+import { type PrepareMessagesEvent, prepareMessagesWith } from './prepare-messages.js';
+import { type ConfigRun, type ConfigRunScope, checkRunScope, createRunScope } from './run-context.js';
+import { closest } from './schema/did-you-mean.js';
+import type { ConfigSettings, TaskSettings } from './types.js';
+import { type ConfiguredTool, type ToolBody, type ToolOverrides, wrapTool } from './wrap-tool.js';
+
+/** The parts a loaded config is made of (built by `loadConfig`). */
+export interface ConfigParts {
+  readonly file: string | undefined;
+  readonly settings: ConfigSettings;
+  readonly ledger: Ledger | undefined;
+  readonly taskLedger: Ledger | undefined;
+  readonly fuses: FuseBox | undefined;
+  readonly registry: ToolRegistry<AnyBoundedTool> | undefined;
+  readonly runner: ToolRunner | undefined;
+  readonly snapshots: RunSnapshots | undefined;
+  readonly snapshotStorage: SnapshotStorage | undefined;
+  readonly historyGuard: HistoryGuard | undefined;
+  readonly clock: Clock | undefined;
+  readonly reconcilers: Readonly<Record<string, Reconciler>>;
+  readonly emit: (event: PrepareMessagesEvent) => void;
+}
+
+/** A configured task: the body's signature, made async. */
+export type ConfiguredTask<A, R> = LedgeredFunction<A, R, TaskCallOptions>;
+
+/** A loaded `hyphae.yaml`. */
+export interface HyphaeConfig {
+  /** The config file (absolute), or undefined for text. */
+  readonly file: string | undefined;
+  readonly settings: ConfigSettings;
+  /** The action ledger (`action_ledger`). */
+  readonly ledger: Ledger | undefined;
+  /** The task ledger (`task_ledger`). */
+  readonly taskLedger: Ledger | undefined;
+  readonly fuses: FuseBox | undefined;
+  /** The allow list (`registry`); bounded tools wrapped by `tool` are registered in it. */
+  readonly registry: ToolRegistry<AnyBoundedTool> | undefined;
+  /** The LLM-retry runner over `registry` (`runner`). */
+  readonly runner: ToolRunner | undefined;
+  readonly snapshots: RunSnapshots | undefined;
+  /** Wrap `fn` as the configured tool `name`: fuses → validation → ledger → cache → body. */
+  tool<A, R>(name: string, fn: ToolBody<A, R>, overrides?: ToolOverrides): ConfiguredTool<A, Awaited<R>>;
+  /** Wrap `fn` as the configured task `name` (ledgered when the task ledger covers it). */
+  task<A, R>(
+    name: string,
+    fn: (args: A, options: TaskCallOptions) => R | Promise<R>,
+    overrides?: ToolOverrides,
+  ): ConfiguredTask<A, Awaited<R>>;
+  /**
+   * A new object in which every configured tool and task of `functions` is wrapped (configured
+   * functions become async); every other entry is copied untouched.
+   */
+  instrument<T extends Readonly<Record<string, unknown>>>(functions: T): T;
+  /** Run an agent turn with the ledger scope, a session, the run's fuses and its snapshots set. */
+  run<R>(scope: ConfigRunScope, fn: (run: ConfigRun) => R | Promise<R>): Promise<Awaited<R>>;
+  /** Repair and validate a transcript, then check it against the history guard; returns a new array. */
+  prepareMessages<M>(messages: readonly M[]): M[];
+  /** Write receipts lost to a crash (both ledgers); empty without receipts. */
+  sweepReceipts(): Promise<SweepReceiptsReport[]>;
+  /** Close every store and sink the config opened; safe to call twice. */
+  close(): Promise<void>;
+}
+
+function unknownName(kind: 'tool' | 'task', name: string, known: readonly string[]): GuardError {
+  const hint = closest(name, known);
+  const list = known.length === 0 ? 'none' : known.map((k) => `\`${k}\``).join(', ');
+  return new GuardError(
+    'config_unknown_name',
+    `${kind === 'tool' ? 'Tool' : 'Task'} \`${name}\` is not configured${hint === undefined ? '' : ` (did you mean \`${hint}\`?)`}; configured: ${list}`,
+  );
+}
+
+function taskSpec(
+  name: string,
+  task: TaskSettings,
+  leaseTtlMs: number | undefined,
+  reconciler: Reconciler | undefined,
+): TaskSpec {
+  const lease = task.leaseTtlMs ?? leaseTtlMs;
+  return {
+    name,
+    ...(task.sideEffectClass === undefined ? {} : { sideEffectClass: task.sideEffectClass }),
+    ...(task.retryPermission === undefined ? {} : { retryPermission: task.retryPermission }),
+    ...(task.spendability === undefined ? {} : { spendability: task.spendability }),
+    ...(task.idFrom === undefined ? {} : { idFrom: task.idFrom }),
+    ...(task.providerIdempotencyKeyParam === undefined
+      ? {}
+      : { providerIdempotencyKeyParam: task.providerIdempotencyKeyParam }),
+    ...(task.providerIdempotencyKeyTtlMs === undefined
+      ? {}
+      : { providerIdempotencyKeyTtlMs: task.providerIdempotencyKeyTtlMs }),
+    ...(task.bookkeepingParams === undefined ? {} : { bookkeepingParams: task.bookkeepingParams }),
+    ...(lease === undefined ? {} : { leaseTtlMs: lease }),
+    ...(reconciler === undefined ? {} : { reconciler }),
+  };
+}
+
+/** Assemble the run-time config from its parts. */
+export function createConfig(parts: ConfigParts): HyphaeConfig {
+  const { settings, ledger, taskLedger, fuses, registry } = parts;
+  const toolsLedgered = new Set(ledgeredTools(settings));
+  const tasksLedgered = new Set(ledgeredTasks(settings));
+  const runScope = createRunScope();
+  let closing: Promise<void> | undefined;
+
+  function tool<A, R>(name: string, fn: ToolBody<A, R>, overrides: ToolOverrides = {}): ConfiguredTool<A, Awaited<R>> {
+    const configured = Object.hasOwn(settings.tools, name) ? settings.tools[name] : undefined;
+    registry?.assertAllowed(name);
+    if (configured === undefined && registry === undefined)
+      throw unknownName('tool', name, Object.keys(settings.tools));
+    const reconciler = overrides.reconciler ?? parts.reconcilers[name];
+    const wrapped = wrapTool(
+      name,
+      configured ?? {},
+      {
+        ledger,
+        ledgered: toolsLedgered.has(name),
+        fuses,
+        clock: parts.clock,
+        currentFuseRun: () => runScope.get()?.fuses,
+      },
+      fn as ToolBody<unknown, unknown>,
+      reconciler === undefined ? {} : { reconciler },
+    );
+    if (registry !== undefined && wrapped.forRunner !== undefined && !registry.has(name)) {
+      registry.register(name, wrapped.forRunner as AnyBoundedTool);
+    }
+    return wrapped.call as ConfiguredTool<A, Awaited<R>>;
+  }
+
+  function task<A, R>(
+    name: string,
+    fn: (args: A, options: TaskCallOptions) => R | Promise<R>,
+    overrides: ToolOverrides = {},
+  ): ConfiguredTask<A, Awaited<R>> {
+    const configured = Object.hasOwn(settings.tasks, name) ? settings.tasks[name] : undefined;
+    if (configured === undefined) throw unknownName('task', name, Object.keys(settings.tasks));
+    if (!tasksLedgered.has(name) || taskLedger === undefined) {
+      return async function configuredTask(args: A, options: TaskCallOptions = {}): Promise<Awaited<R>> {
+        const result: Awaited<R> = await fn(args, options);
+        return result;
+      };
+    }
+    const reconciler = overrides.reconciler ?? parts.reconcilers[name];
+    const spec = taskSpec(name, configured, settings.taskLedger?.leaseTtlMs, reconciler);
+    return taskLedger.task(spec, fn);
+  }
+
+  function instrument<T extends Readonly<Record<string, unknown>>>(functions: T): T {
+    const out: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(functions)) {
+      const isTool = Object.hasOwn(settings.tools, name) || registry?.allowed.includes(name) === true;
+      if (typeof value === 'function' && isTool) out[name] = tool(name, value as ToolBody<unknown, unknown>);
+      else if (typeof value === 'function' && Object.hasOwn(settings.tasks, name))
+        out[name] = task(name, value as (args: unknown, options: TaskCallOptions) => unknown);
+      else out[name] = value;
+    }
+    return out as T;
+  }
+
+  async function run<R>(scope: ConfigRunScope, fn: (run: ConfigRun) => R | Promise<R>): Promise<Awaited<R>> {
+    checkRunScope(scope);
+    const { threadId, runId, node } = scope;
+    const ledgerScope = { threadId, runId, ...(node === undefined ? {} : { node }) };
+    const fuseRun = fuses?.forRun(runId);
+    const inLedgers = <T>(body: () => T): T => {
+      const inTasks = (): T => (taskLedger === undefined ? body() : taskLedger.run(ledgerScope, body));
+      return ledger === undefined ? inTasks() : ledger.run(ledgerScope, inTasks);
+    };
+    const body = (snapshot: RunHandle | undefined): Promise<Awaited<R>> =>
+      withSession(
+        (session) =>
+          inLedgers(async (): Promise<Awaited<R>> => {
+            const current: ConfigRun = { threadId, runId, node, session, fuses: fuseRun, snapshot };
+            const result: Awaited<R> = await runScope.run(current, () => fn(current));
+            return result;
+          }),
+        { sessionId: runId },
+      );
+    try {
+      if (parts.snapshots === undefined) return await body(undefined);
+      const options = {
+        ...(scope.signal === undefined ? {} : { signal: scope.signal }),
+        ...(scope.initialState === undefined ? {} : { initialState: scope.initialState }),
+      };
+      return await parts.snapshots.run(runId, (handle) => body(handle), options);
+    } finally {
+      fuseRun?.end();
+    }
+  }
+
+  async function closeAll(): Promise<void> {
+    const closers = [ledger?.close(), taskLedger?.close(), parts.snapshotStorage?.close()];
+    const results = await Promise.allSettled(closers);
+    const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  }
+
+  return Object.freeze({
+    file: parts.file,
+    settings,
+    ledger,
+    taskLedger,
+    fuses,
+    registry,
+    runner: parts.runner,
+    snapshots: parts.snapshots,
+    tool,
+    task,
+    instrument,
+    run,
+    prepareMessages: <M>(messages: readonly M[]): M[] =>
+      prepareMessagesWith(messages, settings.transcript, parts.historyGuard, parts.emit),
+    async sweepReceipts() {
+      if (settings.receipts === undefined) return [];
+      const ledgers = [ledger, taskLedger].filter((l): l is Ledger => l !== undefined);
+      const reports: SweepReceiptsReport[] = [];
+      for (const l of ledgers) reports.push(await l.sweepReceipts());
+      return reports;
+    },
+    close() {
+      closing ??= closeAll();
+      return closing;
+    },
+  });
+}

@@ -1,0 +1,236 @@
+/**
+ * `loadConfig`: read a `hyphae.yaml`, check it, read its secrets and open what it names.
+ *
+ * Environment variables are read here and nowhere else: policy code only ever sees values.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { AnyBoundedTool } from '../boundary/bounded.js';
+import { createToolRegistry } from '../boundary/create-tool-registry.js';
+import { createToolRunner } from '../boundary/create-tool-runner.js';
+import { createRunSnapshots, type SnapshotEvent } from '../context/snapshots/run-snapshots.js';
+import type { Clock } from '../core/clock.js';
+import type { FuseEvent } from '../fuses/events.js';
+import { createLedger } from '../ledger/create-ledger.js';
+import type { ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
+import type { Ledger, LedgerEvent, LedgerLogger, LedgerOptions, Reconciler } from '../ledger/types.js';
+import type { LedgerStorage } from '../storage/ledger-storage.js';
+import type { SnapshotStorage } from '../storage/snapshot-storage.js';
+import { buildFuses } from './build-fuses.js';
+import { createConfig, type HyphaeConfig } from './create-config.js';
+import { ConfigError } from './errors.js';
+import {
+  openLedgerStorage,
+  openReceiptSigner,
+  openReceiptSink,
+  openSnapshotStorage,
+  receiptWriter,
+} from './open-stores.js';
+import { analyzeConfig, type ConfigAnalysis, type ConfigEnv } from './parse-config.js';
+import { historyGuardOf, type PrepareMessagesEvent } from './prepare-messages.js';
+import type { ConfigSettings, TransitionSettings } from './types.js';
+
+/** Where a config comes from: a file path, or text (with the path it would have, for messages and relative paths). */
+export type ConfigSource = string | { readonly text: string; readonly path?: string };
+
+/** Everything a loaded config reports, tagged by where it comes from. */
+export type ConfigEvent =
+  | PrepareMessagesEvent
+  | { readonly type: 'fuse'; readonly event: FuseEvent }
+  | { readonly type: 'snapshot'; readonly event: SnapshotEvent }
+  | { readonly type: 'ledger'; readonly event: LedgerEvent };
+
+/** Options of {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /** Where `*_env` names are looked up. Default `process.env`. */
+  readonly env?: ConfigEnv;
+  /** Directory a relative config path (and text without a path) resolves against. Default the working directory. */
+  readonly cwd?: string;
+  readonly clock?: Clock;
+  readonly logger?: LedgerLogger;
+  /** Reconcilers by tool or task name (YAML cannot hold code). */
+  readonly reconcilers?: Readonly<Record<string, Reconciler>>;
+  /** Prefix of the ledgers' owner ids. */
+  readonly ownerId?: string;
+  /** Observes fuse decisions, snapshot failures, transcript repairs, history warnings and ledger steps. */
+  readonly onEvent?: (event: ConfigEvent) => void;
+}
+
+interface Source {
+  readonly text: string;
+  /** As named in messages. */
+  readonly display: string;
+  readonly file: string | undefined;
+  readonly baseDir: string;
+}
+
+async function readSource(source: ConfigSource, cwd: string): Promise<Source> {
+  if (typeof source !== 'string') {
+    const file = source.path === undefined ? undefined : resolve(cwd, source.path);
+    return {
+      text: source.text,
+      display: source.path ?? '<inline>',
+      file,
+      baseDir: file === undefined ? cwd : dirname(file),
+    };
+  }
+  const file = resolve(cwd, source);
+  try {
+    return { text: await readFile(file, 'utf8'), display: source, file, baseDir: dirname(file) };
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const reason = code === 'ENOENT' ? 'not found' : `cannot be read (\`${code ?? 'unknown'}\`)`;
+    throw new ConfigError(source, [], {
+      cause,
+      message: `Config file \`${source}\` ${reason}${code === 'ENOENT' ? '; create one with `hyphae init`' : ''}`,
+    });
+  }
+}
+
+function ledgerOptions(transition: TransitionSettings, options: LoadConfigOptions): Omit<LedgerOptions, 'storage'> {
+  const emit = options.onEvent;
+  return {
+    agentId: transition.agentId,
+    policyVersion: transition.policyVersion,
+    leaseTtlMs: transition.leaseTtlMs,
+    deferReadOnlyUnknown: transition.deferReadOnlyUnknown,
+    ...(transition.leaseRenewIntervalMs === undefined ? {} : { leaseRenewIntervalMs: transition.leaseRenewIntervalMs }),
+    ...(transition.pollTimeoutMs === undefined ? {} : { pollTimeoutMs: transition.pollTimeoutMs }),
+    ...(transition.reconcileTimeoutMs === undefined ? {} : { reconcileTimeoutMs: transition.reconcileTimeoutMs }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.ownerId === undefined ? {} : { ownerId: options.ownerId }),
+    ...(emit === undefined ? {} : { onEvent: (event: LedgerEvent) => emit({ type: 'ledger', event }) }),
+  };
+}
+
+/** What has been opened so far, so a failure half-way closes it again. */
+interface Opened {
+  action?: LedgerStorage;
+  task?: LedgerStorage;
+  snapshots?: SnapshotStorage;
+  receipts?: ReceiptWriter;
+}
+
+async function closeOpened(opened: Opened): Promise<void> {
+  await Promise.allSettled([
+    opened.action?.close(),
+    opened.task?.close(),
+    opened.snapshots?.close(),
+    opened.receipts?.close(),
+  ]);
+}
+
+async function openReceipts(
+  settings: ConfigSettings,
+  analysis: ConfigAnalysis,
+  display: string,
+  env: ConfigEnv,
+): Promise<ReceiptWriter | undefined> {
+  const { receipts } = settings;
+  if (receipts === undefined) return undefined;
+  const opened = await openReceiptSigner(receipts, env);
+  if ('issue' in opened) throw new ConfigError(display, [analysis.place(opened.issue)]);
+  return receiptWriter(await openReceiptSink(receipts, settings.actionLedger?.store, env), opened.signer);
+}
+
+async function openLedgers(
+  settings: ConfigSettings,
+  options: LoadConfigOptions,
+  env: ConfigEnv,
+  opened: Opened,
+): Promise<{ ledger: Ledger | undefined; taskLedger: Ledger | undefined }> {
+  const { transition, actionLedger, taskLedger } = settings;
+  if (transition === undefined) return { ledger: undefined, taskLedger: undefined };
+  const base = ledgerOptions(transition, options);
+  const receipts = opened.receipts === undefined ? {} : { receipts: opened.receipts };
+  let ledger: Ledger | undefined;
+  if (actionLedger !== undefined) {
+    opened.action = await openLedgerStorage(actionLedger.store, env);
+    ledger = createLedger({ ...base, ...receipts, storage: opened.action, onArgsDrift: actionLedger.onArgsDrift });
+  }
+  let tasks: Ledger | undefined;
+  if (taskLedger !== undefined) {
+    const store = taskLedger.store;
+    const storage = store === 'action_ledger' ? opened.action : await openLedgerStorage(store, env);
+    if (store !== 'action_ledger' && storage !== undefined) opened.task = storage;
+    if (storage !== undefined) {
+      tasks = createLedger({
+        ...base,
+        ...receipts,
+        storage,
+        ...(taskLedger.leaseTtlMs === undefined ? {} : { leaseTtlMs: taskLedger.leaseTtlMs }),
+      });
+    }
+  }
+  return { ledger, taskLedger: tasks };
+}
+
+/**
+ * Load a `hyphae.yaml`: check it (a {@link ConfigError} lists every problem with its line, column
+ * and key path), read the secrets it names, and open its stores (drivers load now, connections on
+ * first use). Relative paths in the file are relative to the file.
+ *
+ * @example
+ * import { loadConfig } from 'hyphae';
+ *
+ * const config = await loadConfig('hyphae.yaml');
+ * const tools = config.instrument({ send_payment: sendPayment, lookup_order: lookupOrder });
+ * await config.run({ threadId: 'thread-1', runId: 'run-1' }, async () => {
+ *   const messages = config.prepareMessages(history);
+ *   // … call the model, then the tools it asks for:
+ *   await tools.send_payment({ amount: 100, order_id: 'o-1' }, { toolCallId: 'call_abc' });
+ * });
+ * await config.close();
+ */
+export async function loadConfig(source: ConfigSource, options: LoadConfigOptions = {}): Promise<HyphaeConfig> {
+  const env = options.env ?? process.env;
+  const { text, display, file, baseDir } = await readSource(source, options.cwd ?? process.cwd());
+  const analysis = analyzeConfig(text, { file: display, baseDir, env });
+  const settings = analysis.settings;
+  if (settings === undefined) throw new ConfigError(display, analysis.issues);
+  const emit = (event: ConfigEvent): void => options.onEvent?.(event);
+  const fuses = buildFuses(settings, options.clock, emit);
+  if ('issue' in fuses) throw new ConfigError(display, [analysis.place(fuses.issue)]);
+  const opened: Opened = {};
+  try {
+    const receipts = await openReceipts(settings, analysis, display, env);
+    if (receipts !== undefined) opened.receipts = receipts;
+    const { ledger, taskLedger } = await openLedgers(settings, options, env, opened);
+    if (settings.runSnapshots !== undefined) opened.snapshots = await openSnapshotStorage(settings.runSnapshots);
+    const registry =
+      settings.registry === undefined
+        ? undefined
+        : createToolRegistry<AnyBoundedTool>({ allowed: settings.registry.allowed });
+    const runner =
+      registry === undefined || settings.runner === undefined
+        ? undefined
+        : createToolRunner({ registry, ...settings.runner });
+    const snapshots =
+      opened.snapshots === undefined
+        ? undefined
+        : createRunSnapshots({
+            storage: opened.snapshots,
+            ...(options.clock === undefined ? {} : { clock: options.clock }),
+            onEvent: (event) => emit({ type: 'snapshot', event }),
+          });
+    return createConfig({
+      file,
+      settings,
+      ledger,
+      taskLedger,
+      fuses: fuses.box,
+      registry,
+      runner,
+      snapshots,
+      snapshotStorage: opened.snapshots,
+      historyGuard: settings.historyGuard === undefined ? undefined : historyGuardOf(settings.historyGuard, emit),
+      clock: options.clock,
+      reconcilers: options.reconcilers ?? {},
+      emit,
+    });
+  } catch (error) {
+    await closeOpened(opened);
+    throw error;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * What a config opens: ledger stores, the snapshot store, and the receipt writer with its signer
+ * and sink. Drivers load lazily, only for the kind of store the config names; nothing connects
+ * until its first operation.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createMemorySnapshotStorage } from '../context/snapshots/memory-snapshot-storage.js';
+import { GuardError } from '../errors.js';
+import { ReceiptKeyError } from '../ledger/receipts/errors.js';
+import { createJsonlReceiptSink } from '../ledger/receipts/jsonl-sink.js';
+import type { ReceiptSink } from '../ledger/receipts/receipt-sink.js';
+import { createReceiptWriter, type ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
+import { createReceiptSigner, type ReceiptSigner } from '../ledger/receipts/signers.js';
+import type { LedgerStorage } from '../storage/ledger-storage.js';
+import { createMemoryStorage } from '../storage/memory.js';
+import type { SnapshotStorage } from '../storage/snapshot-storage.js';
+import type { ConfigEnv } from './parse-config.js';
+import type { NodeIssue } from './schema/nodes.js';
+import type { ReceiptsSettings, RunSnapshotsSettings, StoreSettings, ValueSource } from './types.js';
+
+/** The text of a value named in the config; its environment variable was checked when parsing. */
+export function resolveValue(source: ValueSource, env: ConfigEnv): string {
+  if ('value' in source) return source.value;
+  const value = env[source.env];
+  if (value === undefined || value === '') {
+    throw new GuardError('config_env_missing', `Environment variable \`${source.env}\` is not set`);
+  }
+  return value;
+}
+
+/** Open the ledger store `store` names (the driver module loads now; the connection on first use). */
+export async function openLedgerStorage(store: StoreSettings, env: ConfigEnv): Promise<LedgerStorage> {
+  switch (store.kind) {
+    case 'memory':
+      return createMemoryStorage();
+    case 'sqlite': {
+      const { createSqliteStorage } = await import('../storage/sqlite.js');
+      return createSqliteStorage(
+        { path: store.path },
+        {
+          ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
+          ...(store.synchronous === undefined ? {} : { synchronous: store.synchronous }),
+        },
+      );
+    }
+    case 'redis': {
+      const { createRedisStorage } = await import('../storage/redis.js');
+      return createRedisStorage(
+        { url: resolveValue(store.url, env) },
+        store.prefix === undefined ? {} : { prefix: store.prefix },
+      );
+    }
+    case 'postgres': {
+      const { createPostgresStorage } = await import('../storage/postgres.js');
+      return createPostgresStorage(
+        { connectionString: resolveValue(store.dsn, env) },
+        {
+          ...(store.schema === undefined ? {} : { schema: store.schema }),
+          ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
+        },
+      );
+    }
+  }
+}
+
+/** Open the snapshot store of `run_snapshots`. */
+export async function openSnapshotStorage(settings: RunSnapshotsSettings): Promise<SnapshotStorage> {
+  const { store } = settings;
+  if (store.kind === 'memory') return createMemorySnapshotStorage();
+  const { createSqliteSnapshotStorage } = await import('../storage/sqlite.js');
+  // The ledger driver creates its file's directory; the snapshot driver does not (yet).
+  if (store.path !== ':memory:') await mkdir(dirname(store.path), { recursive: true });
+  return createSqliteSnapshotStorage(
+    { path: store.path },
+    store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix },
+  );
+}
+
+/** A receipt signer from the settings, or the finding (with its key path) that refuses the key. */
+export async function openReceiptSigner(
+  receipts: ReceiptsSettings,
+  env: ConfigEnv,
+): Promise<{ readonly signer: ReceiptSigner } | { readonly issue: NodeIssue }> {
+  const { key } = receipts;
+  const path = 'env' in key ? ['receipts', 'key_env'] : 'file' in key ? ['receipts', 'key_file'] : ['receipts', 'key'];
+  let material: string;
+  if ('file' in key) {
+    try {
+      // A key file written by `openssl rand -base64 48 > key` ends in a newline the shell would drop.
+      material = (await readFile(key.file, 'utf8')).trimEnd();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      return { issue: { path, target: 'value', message: `Cannot read the key file \`${key.file}\` (\`${code}\`)` } };
+    }
+  } else {
+    material = resolveValue(key, env);
+  }
+  try {
+    return { signer: createReceiptSigner({ algorithm: receipts.algorithm, keyId: receipts.keyId, key: material }) };
+  } catch (error) {
+    if (!(error instanceof ReceiptKeyError)) throw error;
+    return { issue: { path, target: 'value', message: error.message } };
+  }
+}
+
+/** The receipt sink: the JSONL file, or a table in the action ledger's SQL store. */
+export async function openReceiptSink(
+  receipts: ReceiptsSettings,
+  store: StoreSettings | undefined,
+  env: ConfigEnv,
+): Promise<ReceiptSink> {
+  if (receipts.path !== undefined) return createJsonlReceiptSink({ path: receipts.path });
+  if (store?.kind === 'sqlite') {
+    const { createSqliteReceiptSink } = await import('../storage/sqlite.js');
+    return createSqliteReceiptSink(
+      { path: store.path },
+      store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix },
+    );
+  }
+  if (store?.kind === 'postgres') {
+    const { createPostgresReceiptSink } = await import('../storage/postgres.js');
+    return createPostgresReceiptSink(
+      { connectionString: resolveValue(store.dsn, env) },
+      {
+        ...(store.schema === undefined ? {} : { schema: store.schema }),
+        ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
+      },
+    );
+  }
+  // Parsing refuses this combination; reaching it is a bug, and receipts must never silently vanish.
+  throw new GuardError(
+    'config_receipts_sink',
+    'Receipts need a `path` unless the action ledger is on SQLite or PostgreSQL',
+  );
+}
+
+/** One receipt writer, shared by the action and task ledgers so both write one chain. */
+export function receiptWriter(sink: ReceiptSink, signer: ReceiptSigner): ReceiptWriter {
+  return createReceiptWriter({ sink, signer });
+}

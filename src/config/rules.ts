@@ -1,0 +1,252 @@
+/**
+ * The rules that span sections, checked on parsed settings. Each finding names the key path it is
+ * about, so it gets a line and column like any schema issue.
+ */
+import type { SideEffectClass } from '../ledger/envelope.js';
+import { checkBoundedTools } from './bounded-rules.js';
+import { ledgeredTasks, ledgeredTools } from './coverage.js';
+import type { NodeIssue } from './schema/nodes.js';
+import type { ConfigSettings, ToolSettings } from './types.js';
+
+/** Classes whose effect must not happen twice: they need an explicit identity in production. */
+export const CONSEQUENTIAL_CLASSES: ReadonlySet<SideEffectClass> = new Set<SideEffectClass>([
+  'keyed_mutate',
+  'non_idempotent_mutate',
+  'irreversible',
+]);
+
+/** Tool settings that only the ledger reads: set on a tool it does not cover, they do nothing. */
+const LEDGER_ONLY: readonly [keyof ToolSettings, string][] = [
+  ['identity', 'identity'],
+  ['requestIdParam', 'request_id_param'],
+  ['retryPermission', 'retry_permission'],
+  ['spendability', 'spendability'],
+  ['providerIdempotencyKeyParam', 'provider_idempotency_key_param'],
+  ['providerIdempotencyKeyTtlMs', 'provider_idempotency_key_ttl'],
+  ['bookkeepingParams', 'bookkeeping_params'],
+  ['leaseTtlMs', 'lease_ttl'],
+  ['onArgsDrift', 'on_args_drift'],
+];
+
+type Rule = (settings: ConfigSettings, issues: NodeIssue[]) => void;
+
+const needsTransition: Rule = (settings, issues) => {
+  if (settings.transition !== undefined) return;
+  for (const section of ['action_ledger', 'task_ledger'] as const) {
+    const present = section === 'action_ledger' ? settings.actionLedger : settings.taskLedger;
+    if (present === undefined) continue;
+    issues.push({
+      path: [section],
+      target: 'key',
+      message: `\`${section}\` needs a \`transition\` section (with \`agent_id\` and \`policy_version\`)`,
+    });
+  }
+};
+
+const sharedStoreExists: Rule = (settings, issues) => {
+  if (settings.taskLedger?.store === 'action_ledger' && settings.actionLedger === undefined) {
+    issues.push({
+      path: ['task_ledger'],
+      target: 'key',
+      message: "`task_ledger` shares the action ledger's store, but there is no `action_ledger`; give it a `storage`",
+    });
+  }
+};
+
+const coverageNamesExist: Rule = (settings, issues) => {
+  const tools = settings.actionLedger?.tools;
+  if (Array.isArray(tools)) {
+    tools.forEach((tool, index) => {
+      if (!Object.hasOwn(settings.tools, tool)) {
+        issues.push({
+          path: ['action_ledger', 'tools', index],
+          target: 'value',
+          message: `Tool \`${tool}\` is ledgered but not configured; add \`tools.${tool}.side_effect_class\``,
+        });
+      }
+    });
+  }
+  const tasks = settings.taskLedger?.tasks;
+  if (Array.isArray(tasks)) {
+    tasks.forEach((task, index) => {
+      if (!Object.hasOwn(settings.tasks, task)) {
+        issues.push({
+          path: ['task_ledger', 'tasks', index],
+          target: 'value',
+          message: `Task \`${task}\` is ledgered but not configured under \`tasks\``,
+        });
+      }
+    });
+  }
+  for (const task of Object.keys(settings.tasks)) {
+    if (Object.hasOwn(settings.tools, task)) {
+      issues.push({
+        path: ['tasks', task],
+        target: 'key',
+        message: `\`${task}\` is configured both as a tool and as a task`,
+      });
+    }
+  }
+};
+
+const toolEnvelopes: Rule = (settings, issues) => {
+  const ledgered = new Set(ledgeredTools(settings));
+  const production = settings.profile === 'production';
+  for (const [name, tool] of Object.entries(settings.tools)) {
+    const at = ['tools', name];
+    if (ledgered.has(name) && tool.sideEffectClass === undefined) {
+      issues.push({
+        path: at,
+        target: 'key',
+        message: `Tool \`${name}\` is ledgered (\`action_ledger.tools\`) and must declare \`side_effect_class\``,
+      });
+    }
+    if (!ledgered.has(name)) {
+      for (const [field, key] of LEDGER_ONLY) {
+        if (tool[field] === undefined) continue;
+        issues.push({
+          path: [...at, key],
+          target: 'key',
+          message: `\`${key}\` has no effect: tool \`${name}\` is not ledgered (add it to \`action_ledger.tools\`)`,
+        });
+      }
+    }
+    if (tool.identity === 'intent' && tool.requestIdParam !== undefined) {
+      issues.push({
+        path: [...at, 'request_id_param'],
+        target: 'key',
+        message:
+          '`request_id_param` keys a transition by a request id and `identity: intent` by the arguments alone; choose one',
+      });
+    }
+    if (tool.providerIdempotencyKeyTtlMs !== undefined && tool.providerIdempotencyKeyParam === undefined) {
+      issues.push({
+        path: [...at, 'provider_idempotency_key_ttl'],
+        target: 'key',
+        message: '`provider_idempotency_key_ttl` needs `provider_idempotency_key_param`',
+      });
+    }
+    if (tool.protect !== undefined && tool.sideEffectClass !== 'read') {
+      const is = tool.sideEffectClass === undefined ? 'declares no class' : `is \`${tool.sideEffectClass}\``;
+      issues.push({
+        path: [...at, 'protect'],
+        target: 'key',
+        message: `\`protect\` caches results, so only \`read\` tools may use it (\`${name}\` ${is})`,
+      });
+    }
+    if (tool.permissions !== undefined && settings.fuses?.permission === undefined) {
+      issues.push({
+        path: [...at, 'permissions'],
+        target: 'key',
+        message: '`permissions` has no effect without `fuses.permission`',
+      });
+    }
+    const cls = tool.sideEffectClass;
+    const explicit = tool.identity === 'intent' || tool.requestIdParam !== undefined;
+    if (production && ledgered.has(name) && cls !== undefined && CONSEQUENTIAL_CLASSES.has(cls) && !explicit) {
+      issues.push({
+        path: at,
+        target: 'key',
+        message: `The production profile needs an explicit request identity for \`${name}\` (\`${cls}\`): set \`identity: intent\` or \`request_id_param: <argument>\``,
+      });
+    }
+  }
+};
+
+function sideEffecting(
+  settings: ConfigSettings,
+  names: readonly string[],
+  kind: 'tools' | 'tasks',
+): string | undefined {
+  return names.find((name) => {
+    const cls =
+      kind === 'tools'
+        ? settings.tools[name]?.sideEffectClass
+        : (settings.tasks[name]?.sideEffectClass ?? 'idempotent_mutate');
+    return cls !== undefined && cls !== 'read';
+  });
+}
+
+const productionStores: Rule = (settings, issues) => {
+  if (settings.profile !== 'production') return;
+  const tool = sideEffecting(settings, ledgeredTools(settings), 'tools');
+  const task = sideEffecting(settings, ledgeredTasks(settings), 'tasks');
+  const refuse = (section: string, what: string): void => {
+    issues.push({
+      path: [section, 'storage'],
+      target: 'value',
+      message: `The production profile refuses the memory store for side-effecting ${what}; use \`sqlite\`, \`redis\` or \`postgres\``,
+    });
+  };
+  const actionMemory = settings.actionLedger?.store.kind === 'memory';
+  const taskStore = settings.taskLedger?.store;
+  const taskMemory = taskStore === 'action_ledger' ? actionMemory : taskStore?.kind === 'memory';
+  if (actionMemory && tool !== undefined) refuse('action_ledger', `tools (\`${tool}\`)`);
+  if (taskMemory && task !== undefined)
+    refuse(taskStore === 'action_ledger' ? 'action_ledger' : 'task_ledger', `tasks (\`${task}\`)`);
+};
+
+const receiptRules: Rule = (settings, issues) => {
+  const receipts = settings.receipts;
+  if (receipts === undefined) return;
+  if (settings.actionLedger === undefined && settings.taskLedger === undefined) {
+    issues.push({
+      path: ['receipts'],
+      target: 'key',
+      message: '`receipts` has no effect without `action_ledger` or `task_ledger`',
+    });
+  }
+  const kind = settings.actionLedger?.store.kind;
+  if (receipts.path === undefined && kind !== 'sqlite' && kind !== 'postgres') {
+    issues.push({
+      path: ['receipts'],
+      target: 'key',
+      message: 'Receipts need a `path` (a JSONL file) unless the action ledger is on `sqlite` or `postgres`',
+    });
+  }
+  if (settings.profile === 'production' && 'value' in receipts.key) {
+    issues.push({
+      path: ['receipts', 'key'],
+      target: 'key',
+      message: 'The production profile refuses a signing key written in the file; use `key_env` or `key_file`',
+    });
+  }
+};
+
+const budgetPrices: Rule = (settings, issues) => {
+  const budget = settings.fuses?.budget;
+  if (budget?.maxUsd === undefined || budget.strictPricing === false) return;
+  if (budget.price === undefined && budget.prices === undefined) {
+    issues.push({
+      path: ['fuses', 'budget', 'max_usd'],
+      target: 'key',
+      message:
+        '`max_usd` needs a `price` or `prices`: a model without a price is refused (or set `strict_pricing: false`)',
+    });
+  }
+};
+
+const runnerNeedsRegistry: Rule = (settings, issues) => {
+  if (settings.runner !== undefined && settings.registry === undefined) {
+    issues.push({ path: ['runner'], target: 'key', message: '`runner` needs a `registry` (the tools it may call)' });
+  }
+};
+
+const RULES: readonly Rule[] = [
+  runnerNeedsRegistry,
+  needsTransition,
+  sharedStoreExists,
+  coverageNamesExist,
+  toolEnvelopes,
+  productionStores,
+  receiptRules,
+  budgetPrices,
+  checkBoundedTools,
+];
+
+/** Every cross-section finding of `settings`. */
+export function checkRules(settings: ConfigSettings): NodeIssue[] {
+  const issues: NodeIssue[] = [];
+  for (const rule of RULES) rule(settings, issues);
+  return issues;
+}

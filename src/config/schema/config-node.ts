@@ -1,0 +1,140 @@
+/**
+ * The whole `hyphae.yaml`: every section, the parser to {@link ConfigSettings}, and the published
+ * JSON Schema.
+ */
+import type { ConfigSettings, TransitionSettings } from '../types.js';
+import { duration, NAME_PATTERN } from './common-nodes.js';
+import { object, record, union } from './composite-nodes.js';
+import { fusesNode, historyGuardNode, receiptsNode, registryNode, runnerNode, transcriptNode } from './guard-nodes.js';
+import { boolean, type JsonSchema, map, type Node, number, oneOf, optional, string } from './nodes.js';
+import { actionLedgerNode, runSnapshotsNode, taskLedgerNode } from './store-nodes.js';
+import { taskNode, toolNode } from './tool-nodes.js';
+
+/** The default lease of a ledgered call: five minutes. */
+export const DEFAULT_LEASE_TTL_MS = 300_000;
+
+function transitionNode(): Node<TransitionSettings> {
+  // `policy_version: 3` is a number in YAML; it is kept as the text `3`. A fraction is refused:
+  // `1.10` would read as 1.1 — quote it.
+  const text = (description: string) =>
+    map(
+      union([string(), number({ integer: true })], {
+        description,
+        expected: "a non-empty string or an integer (quote versions such as `'1.10'`)",
+      }),
+      String,
+    );
+  const node = object(
+    {
+      agent_id: text('The agent this ledger belongs to; part of every transition key.'),
+      policy_version: text('Version of the policy; a new version starts new transitions.'),
+      lease_ttl: optional(
+        duration({ description: 'How long a claim holds before another worker may act (default `5m`).' }),
+      ),
+      lease_renew_interval: optional(
+        duration({ description: 'How often a running call renews its lease (default a third of the lease).' }),
+      ),
+      poll_timeout: optional(
+        duration({ description: 'How long a caller waits for another owner (never shorter than the lease).' }),
+      ),
+      reconcile_timeout: optional(duration({ description: 'A slower reconciler counts as UNKNOWN (default `10s`).' })),
+      defer_read_only_unknown: optional(
+        boolean({
+          description: 'Raise instead of retrying a read whose record is UNKNOWN or BLOCKED (default `false`).',
+        }),
+      ),
+    },
+    { description: 'The transition ledger: the identity of the agent and the timing of claims.' },
+  );
+  return map(node, (raw) => ({
+    agentId: raw.agent_id,
+    policyVersion: raw.policy_version,
+    leaseTtlMs: raw.lease_ttl ?? DEFAULT_LEASE_TTL_MS,
+    ...(raw.lease_renew_interval === undefined ? {} : { leaseRenewIntervalMs: raw.lease_renew_interval }),
+    ...(raw.poll_timeout === undefined ? {} : { pollTimeoutMs: raw.poll_timeout }),
+    ...(raw.reconcile_timeout === undefined ? {} : { reconcileTimeoutMs: raw.reconcile_timeout }),
+    deferReadOnlyUnknown: raw.defer_read_only_unknown ?? false,
+  }));
+}
+
+function buildConfigNode(): Node<ConfigSettings> {
+  const named = {
+    keyPattern: NAME_PATTERN,
+    keyText: 'a name (letters, digits, `_`, `.`, `:`, `-`; not starting with a digit)',
+  };
+  const node = object(
+    {
+      $schema: optional(string({ description: 'The JSON Schema of this file (for editors).' })),
+      profile: optional(
+        oneOf(['development', 'production'], {
+          description: '`production` refuses the memory store for side-effecting tools and implicit identities.',
+        }),
+      ),
+      transition: optional(transitionNode()),
+      action_ledger: optional(actionLedgerNode()),
+      task_ledger: optional(taskLedgerNode()),
+      run_snapshots: optional(runSnapshotsNode()),
+      receipts: optional(receiptsNode()),
+      tools: optional(record(toolNode(), { ...named, description: 'Every tool the agent may call, by name.' })),
+      tasks: optional(record(taskNode(), { ...named, description: 'Ledgered tasks, by name.' })),
+      registry: optional(registryNode()),
+      runner: optional(runnerNode()),
+      fuses: optional(fusesNode()),
+      history_guard: optional(historyGuardNode()),
+      transcript: optional(transcriptNode()),
+    },
+    { description: 'hyphae configuration.' },
+  );
+  return map(node, (raw): ConfigSettings => {
+    const tools = raw.tools ?? {};
+    const registry = raw.registry;
+    return {
+      profile: raw.profile ?? 'development',
+      ...(raw.transition === undefined ? {} : { transition: raw.transition }),
+      ...(raw.action_ledger === undefined ? {} : { actionLedger: raw.action_ledger }),
+      ...(raw.task_ledger === undefined ? {} : { taskLedger: raw.task_ledger }),
+      ...(raw.run_snapshots === undefined ? {} : { runSnapshots: raw.run_snapshots }),
+      ...(raw.receipts === undefined ? {} : { receipts: raw.receipts }),
+      tools,
+      tasks: raw.tasks ?? {},
+      ...(registry === undefined
+        ? {}
+        : {
+            registry:
+              registry.auto === true
+                ? { allowed: Object.freeze(Object.keys(tools)), auto: true }
+                : { allowed: registry.allowed ?? [], auto: false },
+          }),
+      ...(raw.runner === undefined ? {} : { runner: raw.runner }),
+      ...(raw.fuses === undefined ? {} : { fuses: raw.fuses }),
+      ...(raw.history_guard === undefined ? {} : { historyGuard: raw.history_guard }),
+      ...(raw.transcript === undefined ? {} : { transcript: raw.transcript }),
+    };
+  });
+}
+
+let root: Node<ConfigSettings> | undefined;
+
+/** The node of a whole config file (built once). */
+export function configNode(): Node<ConfigSettings> {
+  root ??= buildConfigNode();
+  return root;
+}
+
+/** Where the published schema lives, relative to an installed package. */
+export const SCHEMA_FILE_NAME = 'hyphae.schema.json';
+
+/**
+ * The JSON Schema of `hyphae.yaml`, as published in `hyphae.schema.json` (draft-07, which every
+ * YAML editor reads).
+ *
+ * @example
+ * writeFileSync('hyphae.schema.json', `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+ */
+export function configJsonSchema(): JsonSchema {
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    title: 'hyphae.yaml',
+    ...configNode().toJson(),
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The store blocks: `action_ledger`, `task_ledger` and `run_snapshots`.
+ */
+import type {
+  ActionLedgerSettings,
+  LedgerCoverage,
+  RunSnapshotsSettings,
+  StoreSettings,
+  TaskLedgerSettings,
+  ValueSource,
+} from '../types.js';
+import { argsDrift, duration, filePath, names } from './common-nodes.js';
+import { discriminated, union } from './composite-nodes.js';
+import { literal, map, type Node, oneOf, optional, string } from './nodes.js';
+
+const PREFIX = '^[A-Za-z_][A-Za-z0-9_]*$';
+
+function tablePrefix() {
+  return optional(
+    string({
+      description: 'Prefix of the table names (default `hyphae_`).',
+      pattern: PREFIX,
+      patternText: 'a table prefix (letters, digits and `_`, not starting with a digit)',
+    }),
+  );
+}
+
+function envName(description: string) {
+  return optional(
+    string({ description, pattern: '^[A-Za-z_][A-Za-z0-9_]*$', patternText: 'an environment variable name' }),
+  );
+}
+
+/** The keys of each storage kind, shared by the ledger sections. */
+const STORE_VARIANTS = {
+  memory: {},
+  sqlite: {
+    path: filePath({ description: 'Database file, relative to this config file (created on first use).' }),
+    table_prefix: tablePrefix(),
+    synchronous: optional(
+      oneOf(['FULL', 'NORMAL'], {
+        description: '`FULL` (default) survives power loss; `NORMAL` only a process crash.',
+      }),
+    ),
+  },
+  redis: {
+    url: optional(string({ description: 'A `redis://` URL. Prefer `url_env` for URLs with credentials.' })),
+    url_env: envName('Environment variable holding the `redis://` URL.'),
+    prefix: optional(string({ description: 'Prefix of every key the ledger writes (default `hyphae:`).' })),
+  },
+  postgres: {
+    dsn: optional(string({ description: 'A `postgres://` connection string. Prefer `dsn_env`.' })),
+    dsn_env: envName('Environment variable holding the `postgres://` connection string.'),
+    schema: optional(string({ description: 'Schema of the tables (default `public`).', pattern: PREFIX })),
+    table_prefix: tablePrefix(),
+  },
+} as const;
+
+const EXCLUSIVE = { redis: [['url', 'url_env']], postgres: [['dsn', 'dsn_env']] } as const;
+
+function coverage(what: string): Node<LedgerCoverage> {
+  return union([literal('all'), names()], {
+    description: `\`all\` (every configured ${what}) or a list of ${what} names. Default \`all\`.`,
+  });
+}
+
+function source(value: string | undefined, env: string | undefined): ValueSource {
+  return env === undefined ? { value: value as string } : { env };
+}
+
+type RawStore =
+  | { readonly storage: 'memory' }
+  | {
+      readonly storage: 'sqlite';
+      readonly path: string;
+      readonly table_prefix?: string;
+      readonly synchronous?: 'FULL' | 'NORMAL';
+    }
+  | { readonly storage: 'redis'; readonly url?: string; readonly url_env?: string; readonly prefix?: string }
+  | {
+      readonly storage: 'postgres';
+      readonly dsn?: string;
+      readonly dsn_env?: string;
+      readonly schema?: string;
+      readonly table_prefix?: string;
+    };
+
+/** The store settings of a checked store block. */
+function toStore(raw: RawStore): StoreSettings {
+  switch (raw.storage) {
+    case 'memory':
+      return { kind: 'memory' };
+    case 'sqlite':
+      return {
+        kind: 'sqlite',
+        path: raw.path,
+        ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
+        ...(raw.synchronous === undefined ? {} : { synchronous: raw.synchronous }),
+      };
+    case 'redis':
+      return {
+        kind: 'redis',
+        url: source(raw.url, raw.url_env),
+        ...(raw.prefix === undefined ? {} : { prefix: raw.prefix }),
+      };
+    case 'postgres':
+      return {
+        kind: 'postgres',
+        dsn: source(raw.dsn, raw.dsn_env),
+        ...(raw.schema === undefined ? {} : { schema: raw.schema }),
+        ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
+      };
+  }
+}
+
+/** `action_ledger`: where ledgered tool calls are recorded, and which tools are ledgered. */
+export function actionLedgerNode(): Node<ActionLedgerSettings> {
+  const node = discriminated(
+    'storage',
+    {
+      tools: optional(coverage('tool')),
+      on_args_drift: optional(
+        argsDrift({
+          description: 'A tool call id reused with different arguments: `soft` (default), `hard` or `off`.',
+        }),
+      ),
+    },
+    STORE_VARIANTS,
+    {
+      description: 'The transition ledger of tool calls: its store and the tools it covers.',
+      exactlyOne: EXCLUSIVE,
+    },
+  );
+  return map(node, (raw) => ({
+    store: toStore(raw),
+    tools: raw.tools ?? 'all',
+    onArgsDrift: raw.on_args_drift ?? 'soft',
+  }));
+}
+
+/** `task_ledger`: the ledger of tasks; without `storage` it shares the action ledger's store. */
+export function taskLedgerNode(): Node<TaskLedgerSettings> {
+  const node = discriminated(
+    'storage',
+    {
+      tasks: optional(coverage('task')),
+      lease_ttl: optional(duration({ description: 'Lease of a running task (default: `transition.lease_ttl`).' })),
+    },
+    { action_ledger: {}, ...STORE_VARIANTS },
+    {
+      description:
+        "The ledger of tasks. Without `storage` (or with `storage: action_ledger`) it shares the action ledger's store.",
+      defaultTag: 'action_ledger',
+      exactlyOne: EXCLUSIVE,
+    },
+  );
+  return map(node, (raw) => ({
+    store: raw.storage === 'action_ledger' ? 'action_ledger' : toStore(raw),
+    tasks: raw.tasks ?? 'all',
+    ...(raw.lease_ttl === undefined ? {} : { leaseTtlMs: raw.lease_ttl }),
+  }));
+}
+
+/** `run_snapshots`: where run snapshots are kept (memory or SQLite). */
+export function runSnapshotsNode(): Node<RunSnapshotsSettings> {
+  const node = discriminated(
+    'storage',
+    {},
+    { memory: {}, sqlite: { path: STORE_VARIANTS.sqlite.path, table_prefix: tablePrefix() } },
+    { description: 'Run snapshots: a history of states per run, for resuming and auditing.' },
+  );
+  return map(node, (raw) => ({
+    store:
+      raw.storage === 'memory'
+        ? { kind: 'memory' }
+        : {
+            kind: 'sqlite',
+            path: raw.path,
+            ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
+          },
+  }));
+}
