@@ -15,8 +15,9 @@ if (missing.length > 0) {
   console.error(`Missing build outputs:\n  ${missing.join('\n  ')}`);
   process.exit(1);
 }
-for (const subpath of Object.keys(pkg.exports)) {
-  if (subpath === './package.json') continue;
-  await import(new URL(`../${pkg.exports[subpath].default}`, import.meta.url).href);
+// Module subpaths (the object form) must also import; plain files (JSON) only need to exist.
+for (const target of Object.values(pkg.exports)) {
+  if (typeof target === 'string') continue;
+  await import(new URL(`../${target.default}`, import.meta.url).href);
 }
 console.log(`exports ok: ${Object.keys(pkg.exports).length} subpaths`);

@@ -89,6 +89,46 @@ export {
 } from './boundary/standard-schema.js';
 export { type ParseToolArgs, parseJsonArgs, type ToolLookup } from './boundary/tool-execution.js';
 export { assertValid, validate, validateAsync } from './boundary/validate.js';
+export type { ConfiguredTask, HyphaeConfig } from './config/create-config.js';
+export { ConfigError, type ConfigIssue } from './config/errors.js';
+export { type ConfigEvent, type ConfigSource, type LoadConfigOptions, loadConfig } from './config/load-config.js';
+export {
+  type ConfigEnv,
+  type ConfigValidation,
+  type ParseConfigOptions,
+  parseConfig,
+  validateConfig,
+} from './config/parse-config.js';
+export type { PrepareMessagesEvent } from './config/prepare-messages.js';
+export { CONSEQUENTIAL_CLASSES } from './config/rules.js';
+export type { ConfigRun, ConfigRunScope } from './config/run-context.js';
+export { parseDuration } from './config/schema/common-nodes.js';
+export { configJsonSchema, DEFAULT_LEASE_TTL_MS, SCHEMA_FILE_NAME } from './config/schema/config-node.js';
+export type { JsonSchema } from './config/schema/nodes.js';
+export type {
+  ActionLedgerSettings,
+  BoundedSettings,
+  ConfigProfile,
+  ConfigSettings,
+  FusesSettings,
+  HistoryGuardSettings,
+  LedgerCoverage,
+  PriceSettings,
+  ProtectSettings,
+  ReceiptsSettings,
+  RegistrySettings,
+  RunnerSettings,
+  RunSnapshotsSettings,
+  SecretSource,
+  StoreSettings,
+  TaskLedgerSettings,
+  TaskSettings,
+  ToolSettings,
+  TranscriptSettings,
+  TransitionSettings,
+  ValueSource,
+} from './config/types.js';
+export type { ConfiguredTool, ToolBody, ToolOverrides } from './config/wrap-tool.js';
 export {
   CacheKeyError,
   HistoryDropError,
