@@ -4,7 +4,8 @@
  *   npm run bench              # full run (~2 min with every backend)
  *   npm run bench -- --quick   # short run (<15 s)
  *
- * Writes bench/results.json and bench/RESULTS.md.
+ * Writes bench/results/ledger.{json,md}; `npm run bench` then runs bench/aggregate.ts, which joins every
+ * area's results into bench/results.json and bench/RESULTS.md.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';

@@ -1,5 +1,6 @@
 /**
- * The bench's outputs: `bench/results.json` (machine-readable figures) and `bench/RESULTS.md`.
+ * The ledger bench's outputs: `bench/results/ledger.json` (figures) and `bench/results/ledger.md`, which
+ * `bench/aggregate.ts` joins into `bench/results.json` and `bench/RESULTS.md`.
  */
 import { writeFile } from 'node:fs/promises';
 import { arch, cpus, loadavg, platform, release } from 'node:os';
@@ -39,7 +40,7 @@ export interface Report {
   readonly loadAtStart: number;
 }
 
-/** One figure of `results.json`. */
+/** One figure of `results/ledger.json`. */
 export interface Figure {
   readonly name: string;
   readonly unit: string;
@@ -60,7 +61,7 @@ export function overheadOf(row: Row): number {
   return row.stats.meanUs - row.baseline.stats.meanUs;
 }
 
-/** The figures of `results.json`: per case mean vs baseline, per-call overhead, write counts. */
+/** The figures: per case mean vs baseline, CPU time, per-call overhead, write counts. */
 export function figuresOf(report: Report): Figure[] {
   const figures: Figure[] = [];
   for (const row of report.rows) {
@@ -187,7 +188,7 @@ function targetsTable(report: Report): string[] {
 export function markdownOf(report: Report, date: Date): string {
   const { plan } = report;
   return [
-    '# Benchmark results',
+    '# Ledger benchmark',
     '',
     `- Command: \`${report.command}\` (${report.mode} mode: ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds)`,
     `- Date: ${date.toISOString()}`,
@@ -228,7 +229,7 @@ export function markdownOf(report: Report, date: Date): string {
   ].join('\n');
 }
 
-/** Write `results.json` and `RESULTS.md` next to the bench folders. */
+/** Write `bench/results/ledger.json` and `bench/results/ledger.md`. */
 export async function writeReport(report: Report, date = new Date()): Promise<void> {
   await writeFile(
     new URL('../results/ledger.json', import.meta.url),
