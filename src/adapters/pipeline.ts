@@ -202,3 +202,13 @@ export function createGuardPipeline(options: GuardPipelineOptions = {}): GuardPi
     },
   };
 }
+
+/** The pipeline itself, or one built from its options: what every adapter accepts as `guards`. */
+export function toGuardPipeline(guards: GuardPipeline | GuardPipelineOptions): GuardPipeline {
+  if (typeof guards !== 'object' || guards === null) {
+    throw new GuardError('invalid_option', '`guards` must be a guard pipeline or its options');
+  }
+  return 'forRun' in guards && typeof guards.forRun === 'function'
+    ? guards
+    : createGuardPipeline(guards as GuardPipelineOptions);
+}

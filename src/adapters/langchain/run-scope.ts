@@ -7,17 +7,13 @@
  * human message, which the checkpoint keeps, so the redispatched call lands on the same transition.
  */
 import { GuardError } from '../../errors.js';
-import { createGuardPipeline, type GuardPipeline, type GuardRun, type GuardRunOptions } from '../pipeline.js';
+import { type GuardPipeline, type GuardRun, type GuardRunOptions, toGuardPipeline } from '../pipeline.js';
 import { isObject, lastMessageId, messagesOf } from './messages.js';
 import type { LangChainGuards, LangChainRunContext, LangChainScopeOptions } from './types.js';
 
 /** The pipeline itself, or one built from options. */
 export function toPipeline(guards: LangChainGuards): GuardPipeline {
-  if (typeof guards !== 'object' || guards === null)
-    throw new GuardError('invalid_option', '`guards` must be a guard pipeline or its options');
-  return 'forRun' in guards && typeof guards.forRun === 'function'
-    ? guards
-    : createGuardPipeline(guards as Exclude<LangChainGuards, GuardPipeline>);
+  return toGuardPipeline(guards);
 }
 
 /** The context a run id is derived from, out of a graph state and a LangGraph config/runtime. */

@@ -5,17 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GuardError } from '../../errors.js';
-import { createGuardPipeline, type GuardPipeline, type GuardRun, type GuardRunOptions } from '../pipeline.js';
+import { type GuardPipeline, type GuardRun, type GuardRunOptions, toGuardPipeline } from '../pipeline.js';
 import type { AgentGuards, AgentRunScope, AgentScopeOptions } from './types.js';
 
 /** The pipeline itself, or one built from options. */
 export function toPipeline(guards: AgentGuards): GuardPipeline {
-  if (typeof guards !== 'object' || guards === null) {
-    throw new GuardError('invalid_option', '`guards` must be a guard pipeline or its options');
-  }
-  return 'forRun' in guards && typeof guards.forRun === 'function'
-    ? guards
-    : createGuardPipeline(guards as Exclude<AgentGuards, GuardPipeline>);
+  return toGuardPipeline(guards);
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
