@@ -79,4 +79,15 @@ describe('sqlite storage across processes', () => {
     expect((await storage.list({ limit: 1000 })).records).toHaveLength(rounds.length);
     await storage.close();
   });
+
+  it('8 processes opening one brand-new file at once: every one opens it (the WAL switch is retried)', async () => {
+    for (let trial = 0; trial < 6; trial += 1) {
+      const file = join(dir, `fresh-${trial}.db`);
+      const contenders = Array.from({ length: 8 }, (_, i) => startContender(file, `p${i}`));
+      const lines = await Promise.all(contenders.map((contender) => contender.nextLine()));
+      expect(lines, `trial ${trial}`).toEqual(contenders.map(() => 'ready'));
+      for (const contender of contenders) contender.child.stdin.end();
+      await Promise.all(contenders.map((contender) => contender.exited));
+    }
+  });
 });

@@ -4,6 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LedgerStorageUnavailableError } from '../../errors.js';
 import { loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { mapSqliteError } from './map-sqlite-error.js';
@@ -56,14 +57,31 @@ function configure(db: SqliteDatabase, plan: SqliteConnectionPlan, owned: boolea
 export async function openSqliteConnection(plan: SqliteConnectionPlan): Promise<SqliteConnection> {
   const owned = 'file' in plan.source;
   const db = 'file' in plan.source ? await openFile(plan.source.file, plan.busyTimeoutMs) : plan.source.database;
-  try {
-    configure(db, plan, owned);
-    ensureSqliteSchema(db, plan.tables, plan.location);
-    return { db, owned, statements: prepareTransitionStatements(db, plan.tables) };
-  } catch (error) {
-    if (owned) closeQuietly(db);
-    throw mapSqliteError(error, 'open', plan.location);
+  const giveUpAt = Date.now() + plan.busyTimeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      configure(db, plan, owned);
+      ensureSqliteSchema(db, plan.tables, plan.location);
+      return { db, owned, statements: prepareTransitionStatements(db, plan.tables) };
+    } catch (error) {
+      if (isBusy(error) && Date.now() < giveUpAt) {
+        await sleep(Math.min(5 * 2 ** Math.min(attempt, 4), 50) * (0.5 + Math.random()));
+        continue;
+      }
+      if (owned) closeQuietly(db);
+      throw mapSqliteError(error, 'open', plan.location);
+    }
   }
+}
+
+/**
+ * True for the lock errors SQLite can return without consulting the busy handler: switching a new
+ * file to WAL, or recovering a WAL, while another process does the same. Opening retries them
+ * until the busy timeout has passed.
+ */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
 function closeQuietly(db: SqliteDatabase): void {
