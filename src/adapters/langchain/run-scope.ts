@@ -81,7 +81,13 @@ export function createRunRegistry(pipeline: GuardPipeline): RunRegistry {
     get(options) {
       const key = keyOf(options);
       const current = live.get(key);
-      if (current !== undefined && current.runId === options.runId) return current.run;
+      if (current !== undefined && current.runId === options.runId) {
+        // Another middleware or tool node on the same pipeline may have ended the run (its
+        // invocation of the same run finished first): take the pipeline's live run, not the ended one.
+        const run = pipeline.forRun(options);
+        if (run !== current.run) live.set(key, { runId: options.runId, run });
+        return run;
+      }
       drop(key);
       if (options.threadId === undefined) {
         if (threadless >= MAX_THREADLESS_RUNS) {
