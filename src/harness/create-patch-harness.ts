@@ -3,6 +3,9 @@
  * document and returns a validated proposal. It never applies or persists anything.
  */
 import { randomUUID } from 'node:crypto';
+import { compileSchema } from '../boundary/compile-schema.js';
+import type { JsonSchemaObject } from '../boundary/field-spec.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { type Clock, systemClock } from '../core/clock.js';
 import { budgetFuse } from '../fuses/budget.js';
 import { createFuseBox, type FuseBoxOptions } from '../fuses/fuse-box.js';
@@ -12,27 +15,45 @@ import type { ModelContextPolicy } from './context-policy/context-policy.js';
 import { compileDesignSpec, type DesignSpec } from './design/design-spec.js';
 import { HarnessConfigError } from './errors.js';
 import { type HarnessLimits, type ResolvedLimits, resolveLimits } from './limits.js';
-import type { DesignRenderer, MainModel, VisionModel } from './models/types.js';
+import type { MainModel, VisionModel } from './models/types.js';
 import type { CandidatePolicy } from './run/candidate-policy.js';
 import { systemMessage } from './run/contract.js';
 import type { PatchRunOptions } from './run/run-input.js';
 import type { RunResult } from './run/run-loop.js';
 import { startRun } from './run/start-run.js';
 import type { AgentTool } from './tools/agent-tool.js';
+import { COMMIT_RENDER, COMMIT_RENDER_DEFINITION } from './tools/commit-render.js';
 import { compileTool, compileTools } from './tools/compile-tools.js';
 import { createEvidenceStore } from './tools/evidence-store.js';
-import { INSPECT_VISUAL } from './tools/inspect-visual.js';
+import { blankQuestion, INSPECT_VISUAL, inspectVisualDefinition } from './tools/inspect-visual.js';
+import { RENDER_DESIGN, renderDesignDefinition } from './tools/render-design.js';
 import { RETRIEVE_EVIDENCE, retrieveEvidenceTool } from './tools/retrieve-evidence.js';
 import type { ToolMiddleware } from './tools/tool-middleware.js';
+import { createRenderer, type Renderer, type RenderFunction } from './visual/renderer.js';
+import type { VisionSetup } from './visual/review-visually.js';
+
+/** How render reviews are asked for. */
+export interface VisualReviewOptions {
+  /**
+   * JSON Schema (2020-12) of a structured review, owned by the application: the vision model must
+   * answer with a value valid against it, and `render_design` returns that value as
+   * `visual_review`. Without it the review is text.
+   */
+  readonly outputSchema?: JsonSchemaObject;
+  /** Guidance for the reviewer (what matters in this application's designs). */
+  readonly instructions?: string;
+}
 
 /** Options of {@link createPatchHarness}. */
 export interface PatchHarnessOptions {
   readonly designSpec: DesignSpec;
   readonly mainModel: MainModel;
-  /** Enables the built-in `inspect_visual` tool. */
+  /** Reviews renders and looks at input artifacts and asset previews. */
   readonly visionModel?: VisionModel;
-  /** Lets `inspect_visual` look at the design itself (requires `visionModel`). */
-  readonly renderer?: DesignRenderer;
+  /** With `visionModel`, enables `render_design` and `commit_render`. A function is wrapped by {@link createRenderer}. */
+  readonly renderer?: Renderer | RenderFunction;
+  /** The structured review schema and the reviewer's guidance. */
+  readonly visualReview?: VisualReviewOptions;
   readonly tools?: readonly AgentTool[];
   readonly middleware?: readonly ToolMiddleware[];
   readonly candidatePolicies?: readonly CandidatePolicy[];
@@ -71,6 +92,60 @@ function named<T extends { readonly name?: unknown }>(
   return Object.freeze([...items]);
 }
 
+function rendererOf(
+  renderer: Renderer | RenderFunction | undefined,
+  vision: VisionModel | undefined,
+): Renderer | undefined {
+  if (renderer === undefined) return undefined;
+  if (vision === undefined)
+    throw new HarnessConfigError('renderer', 'a renderer needs a `visionModel` to review its renders');
+  if (typeof renderer === 'function') return createRenderer(renderer);
+  if (typeof renderer !== 'object' || renderer === null || typeof renderer.render !== 'function') {
+    throw new HarnessConfigError('renderer', 'expected `{ render(candidate, context) }` or a render function');
+  }
+  return renderer;
+}
+
+function visionOf(model: VisionModel | undefined, review: VisualReviewOptions | undefined): VisionSetup | undefined {
+  if (review !== undefined && (typeof review !== 'object' || review === null)) {
+    throw new HarnessConfigError('visualReview', 'expected `{ outputSchema?, instructions? }`');
+  }
+  if (model === undefined) {
+    if (review !== undefined) throw new HarnessConfigError('visualReview', 'needs a `visionModel`');
+    return undefined;
+  }
+  const instructions = review?.instructions;
+  if (instructions !== undefined && typeof instructions !== 'string') {
+    throw new HarnessConfigError('visualReview.instructions', 'expected a string');
+  }
+  const schema = review?.outputSchema;
+  let compiled: VisionSetup['review'];
+  if (schema !== undefined) {
+    if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+      throw new HarnessConfigError('visualReview.outputSchema', 'expected a JSON Schema object');
+    }
+    const declared = schema.$schema;
+    if (declared !== undefined && (typeof declared !== 'string' || !declared.includes('2020-12'))) {
+      throw new HarnessConfigError(
+        'visualReview.outputSchema',
+        `expected JSON Schema 2020-12, got \`$schema\` \`${String(declared)}\``,
+      );
+    }
+    try {
+      const frozen = Object.freeze(JSON.parse(canonicalJson(schema)) as JsonSchemaObject);
+      compiled = { schema: frozen, compiled: compileSchema(frozen) };
+    } catch (error) {
+      throw new HarnessConfigError('visualReview.outputSchema', (error as Error).message, { cause: error });
+    }
+  }
+  const trimmed = instructions?.trim();
+  return Object.freeze({
+    model,
+    review: compiled,
+    instructions: trimmed === undefined || trimmed === '' ? undefined : trimmed,
+  });
+}
+
 /**
  * Create a patch harness. Everything is checked here — the design schema against the 2020-12
  * meta-schema, tool names and schemas, limits — so that a misconfiguration fails at start-up.
@@ -89,22 +164,45 @@ export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
   if (typeof options !== 'object' || options === null) throw new HarnessConfigError('options', 'expected an object');
   const limits = resolveLimits(options.limits);
   const spec = compileDesignSpec(options.designSpec);
-  const { mainModel, visionModel, renderer } = options;
+  const { mainModel, visionModel } = options;
   if (typeof mainModel?.complete !== 'function' || typeof mainModel.id !== 'string') {
     throw new HarnessConfigError('mainModel', 'expected `{ id: string, complete(request) }`');
   }
   if (visionModel !== undefined && typeof visionModel.complete !== 'function') {
     throw new HarnessConfigError('visionModel', 'expected `{ id: string, complete(request) }`');
   }
-  if (renderer !== undefined && (visionModel === undefined || typeof renderer.render !== 'function')) {
-    throw new HarnessConfigError('renderer', 'a renderer needs a `visionModel` and a `render(design)` function');
-  }
+  const renderer = rendererOf(options.renderer, visionModel);
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
     throw new HarnessConfigError('instructions', 'expected a string');
   }
-  const tools = compileTools(options.tools ?? [], limits, [RETRIEVE_EVIDENCE, INSPECT_VISUAL]);
-  // Compiled once (schema and settings); each run swaps in a body bound to its own evidence store.
-  const retrieve = compileTool(retrieveEvidenceTool(createEvidenceStore(), limits), limits, RETRIEVE_EVIDENCE, false);
+  const vision = visionOf(visionModel, options.visualReview);
+  const tools = compileTools(options.tools ?? [], limits, [
+    RETRIEVE_EVIDENCE,
+    INSPECT_VISUAL,
+    RENDER_DESIGN,
+    COMMIT_RENDER,
+  ]);
+  // Compiled once (schema and settings); each run swaps in a body bound to its own state.
+  const builtIns = Object.freeze({
+    retrieve: compileTool(retrieveEvidenceTool(createEvidenceStore(), limits), limits, RETRIEVE_EVIDENCE, {
+      keepsEvidence: false,
+    }),
+    inspectVisual:
+      vision === undefined
+        ? undefined
+        : compileTool(inspectVisualDefinition(limits) as AgentTool, limits, INSPECT_VISUAL, {
+            precheck: blankQuestion,
+          }),
+    render:
+      renderer === undefined
+        ? undefined
+        : compileTool(renderDesignDefinition(limits) as AgentTool, limits, RENDER_DESIGN, {
+            selfCharged: true,
+            precheck: blankQuestion,
+          }),
+    commit:
+      renderer === undefined ? undefined : compileTool(COMMIT_RENDER_DEFINITION as AgentTool, limits, COMMIT_RENDER),
+  });
   const fuses: FuseBoxOptions = {
     keepLog: false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -117,10 +215,10 @@ export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
     limits,
     spec,
     mainModel,
-    visionModel,
+    vision,
     renderer,
     tools,
-    retrieve,
+    builtIns,
     middleware: named(options.middleware, 'middleware', ''),
     policies: named(options.candidatePolicies, 'candidatePolicies', 'check'),
     contextPolicy: options.contextPolicy ?? compactToolResults({ afterModelCalls: 3 }),

@@ -2,6 +2,7 @@
  * Lifecycle events of a run: ids, status and elapsed time only — never arguments, results or
  * message text, so an event stream can go to any log.
  */
+import type { ModelCallPurpose } from './models/types.js';
 import type { ToolOutcomeStatus } from './tools/agent-tool.js';
 
 /** Fields every event has. */
@@ -29,6 +30,7 @@ export interface RunFinishedEvent extends EventBase {
 export interface ModelCallStartedEvent extends EventBase {
   readonly type: 'model_call_started';
   readonly kind: 'main' | 'vision';
+  readonly purpose: ModelCallPurpose;
   readonly stepId: string;
   readonly callId: string;
 }
@@ -37,6 +39,7 @@ export interface ModelCallStartedEvent extends EventBase {
 export interface ModelCallFinishedEvent extends EventBase {
   readonly type: 'model_call_finished';
   readonly kind: 'main' | 'vision';
+  readonly purpose: ModelCallPurpose;
   readonly stepId: string;
   readonly callId: string;
   readonly status: 'ok' | 'error';

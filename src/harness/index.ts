@@ -10,6 +10,7 @@ export {
   createPatchHarness,
   type PatchHarness,
   type PatchHarnessOptions,
+  type VisualReviewOptions,
 } from './create-patch-harness.js';
 export {
   type DesignCheck,
@@ -84,28 +85,43 @@ export {
   type ModelProviderErrorInit,
   ModelRateLimitError,
 } from './models/model-errors.js';
-export type {
-  Artifact,
-  AssistantMessage,
-  DesignRenderer,
-  MainModel,
-  ModelMessage,
-  ModelRequest,
-  ModelResponse,
-  ModelResponseFormat,
-  ModelToolCall,
-  ModelToolDefinition,
-  ModelUsage,
-  SystemMessage,
-  ToolResultMessage,
-  UserMessage,
-  VisionModel,
-  VisionRequest,
-  VisionResponse,
+export {
+  type ArtifactMetadata,
+  type AssistantMessage,
+  type MainModel,
+  ModelCallPurpose,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelResponseFormat,
+  type ModelToolCall,
+  type ModelToolDefinition,
+  type ModelUsage,
+  type RenderedArtifact,
+  type SystemMessage,
+  type ToolResultMessage,
+  type UserMessage,
+  type VisionImage,
+  type VisionModel,
+  type VisionPurpose,
+  type VisionResponse,
+  type VisionReviewRequest,
 } from './models/types.js';
-export type { CandidateContext, CandidatePolicy, CandidateVerdict } from './run/candidate-policy.js';
+export type {
+  CandidateContext,
+  CandidatePhase,
+  CandidatePolicy,
+  CandidateVerdict,
+} from './run/candidate-policy.js';
 export { FINAL_RESPONSE_FORMAT, FINAL_RESPONSE_SCHEMA, SYSTEM_CONTRACT } from './run/contract.js';
 export type { FinalAnswer } from './run/final-answer.js';
+export type {
+  ArtifactLoadContext,
+  EagerInputArtifact,
+  InputArtifact,
+  InputArtifactDescriptor,
+  LazyInputArtifact,
+} from './run/input-artifacts.js';
 export type { PatchRunOptions } from './run/run-input.js';
 export type { RunResult } from './run/run-loop.js';
 export type { HistoryMessage } from './run/run-prompt.js';
@@ -118,10 +134,13 @@ export {
   type ToolOutcomeError,
   ToolOutcomeStatus,
 } from './tools/agent-tool.js';
+export { COMMIT_RENDER } from './tools/commit-render.js';
 export { TOOL_NAME_PATTERN } from './tools/compile-tools.js';
 export { EVIDENCE_REF_PATTERN } from './tools/evidence-store.js';
 export { INSPECT_VISUAL } from './tools/inspect-visual.js';
+export { RENDER_DESIGN } from './tools/render-design.js';
 export { EvidenceRetrievalError, RETRIEVE_EVIDENCE } from './tools/retrieve-evidence.js';
+export { ToolCallError, type ToolCallErrorStatus } from './tools/tool-call-error.js';
 export type { ToolCallInfo, ToolMiddleware, ToolMiddlewareDecision } from './tools/tool-middleware.js';
 export type {
   ModelCallInputTrace,
@@ -131,5 +150,8 @@ export type {
   StepTrace,
   StepTraceData,
   ValidationTrace,
+  VisionImageTrace,
 } from './traces.js';
-export { EMPTY_USAGE, type HarnessUsage } from './usage.js';
+export { EMPTY_USAGE, type HarnessUsage, type PurposeUsage } from './usage.js';
+export { RENDER_REF_PATTERN } from './visual/render-store.js';
+export { createRenderer, type RenderContext, type Renderer, type RenderFunction } from './visual/renderer.js';

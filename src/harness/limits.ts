@@ -41,6 +41,44 @@ export interface HarnessLimits {
   readonly maxHistoryBytes?: number;
   /** Time limit of the whole run (default 5 min). */
   readonly runTimeoutMs?: number;
+  /** Renders per run, charged only once a render's candidate passed validation (default 8). */
+  readonly maxRenders?: number;
+  /** Time limit of one render (default 60 s). */
+  readonly renderTimeoutMs?: number;
+  /** Bytes of one rendered artifact (default 8 MiB). */
+  readonly maxRenderBytes?: number;
+  /** Renders in a row whose candidate is unchanged from their base (default 2). */
+  readonly maxUnchangedRenders?: number;
+  /** Questions of one `render_design` or `inspect_asset` call (default 5). */
+  readonly maxReviewQuestions?: number;
+  /** Characters of one question (default 500). */
+  readonly maxQuestionLength?: number;
+  /** Time limit of one vision call (default 60 s). */
+  readonly visionTimeoutMs?: number;
+  /** Further attempts of a vision call that failed (provider error, timeout, unusable review; default 1). */
+  readonly maxVisionRetries?: number;
+  /** Bytes of an artifact's JSON metadata (default 16 KiB). */
+  readonly maxArtifactMetadataBytes?: number;
+  /** Searches per asset provider per run (default 4). */
+  readonly maxAssetSearches?: number;
+  /** Time limit of one asset search (default 10 s). */
+  readonly assetSearchTimeoutMs?: number;
+  /** Assets one search returns at most; more are cut off (default 10). */
+  readonly maxAssetResults?: number;
+  /** Characters of an asset search query (default 500). */
+  readonly maxAssetQueryLength?: number;
+  /** Calls of `inspect_asset` that reach the vision model, per run (default 8). */
+  readonly maxAssetInspections?: number;
+  /** Time limit of loading one asset preview (default 30 s). */
+  readonly assetPreviewTimeoutMs?: number;
+  /** Bytes of one asset preview (default 8 MiB). */
+  readonly maxAssetPreviewBytes?: number;
+  /** Input artifacts per run (default 16). */
+  readonly maxInputArtifacts?: number;
+  /** Time limit of loading one lazy input artifact (default 30 s). */
+  readonly inputArtifactTimeoutMs?: number;
+  /** Bytes of one input artifact (default 16 MiB). */
+  readonly maxInputArtifactBytes?: number;
   /** Guard: provider tokens (input plus output) per run, checked before each call (budget fuse). */
   readonly maxProviderTokens?: number;
   /** Guard: bytes of tool results shown to the model per run. */
@@ -70,6 +108,25 @@ export interface ResolvedLimits {
   readonly maxHistoryMessages: number;
   readonly maxHistoryBytes: number;
   readonly runTimeoutMs: number;
+  readonly maxRenders: number;
+  readonly renderTimeoutMs: number;
+  readonly maxRenderBytes: number;
+  readonly maxUnchangedRenders: number;
+  readonly maxReviewQuestions: number;
+  readonly maxQuestionLength: number;
+  readonly visionTimeoutMs: number;
+  readonly maxVisionRetries: number;
+  readonly maxArtifactMetadataBytes: number;
+  readonly maxAssetSearches: number;
+  readonly assetSearchTimeoutMs: number;
+  readonly maxAssetResults: number;
+  readonly maxAssetQueryLength: number;
+  readonly maxAssetInspections: number;
+  readonly assetPreviewTimeoutMs: number;
+  readonly maxAssetPreviewBytes: number;
+  readonly maxInputArtifacts: number;
+  readonly inputArtifactTimeoutMs: number;
+  readonly maxInputArtifactBytes: number;
   readonly maxProviderTokens: number | undefined;
   readonly maxToolResultBytesPerRun: number | undefined;
   readonly maxIdenticalToolCalls: number | undefined;
@@ -95,6 +152,25 @@ export const DEFAULT_HARNESS_LIMITS: ResolvedLimits = Object.freeze({
   maxHistoryMessages: 20,
   maxHistoryBytes: 32_768,
   runTimeoutMs: 300_000,
+  maxRenders: 8,
+  renderTimeoutMs: 60_000,
+  maxRenderBytes: 8_388_608,
+  maxUnchangedRenders: 2,
+  maxReviewQuestions: 5,
+  maxQuestionLength: 500,
+  visionTimeoutMs: 60_000,
+  maxVisionRetries: 1,
+  maxArtifactMetadataBytes: 16_384,
+  maxAssetSearches: 4,
+  assetSearchTimeoutMs: 10_000,
+  maxAssetResults: 10,
+  maxAssetQueryLength: 500,
+  maxAssetInspections: 8,
+  assetPreviewTimeoutMs: 30_000,
+  maxAssetPreviewBytes: 8_388_608,
+  maxInputArtifacts: 16,
+  inputArtifactTimeoutMs: 30_000,
+  maxInputArtifactBytes: 16_777_216,
   maxProviderTokens: undefined,
   maxToolResultBytesPerRun: undefined,
   maxIdenticalToolCalls: undefined,
@@ -116,6 +192,20 @@ const POSITIVE = new Set<NumericLimit>([
   'maxIdenticalToolCalls',
   'maxIdenticalCandidates',
   'maxRequestBytes',
+  'renderTimeoutMs',
+  'maxRenderBytes',
+  'maxUnchangedRenders',
+  'maxReviewQuestions',
+  'maxQuestionLength',
+  'visionTimeoutMs',
+  'maxArtifactMetadataBytes',
+  'assetSearchTimeoutMs',
+  'maxAssetResults',
+  'maxAssetQueryLength',
+  'assetPreviewTimeoutMs',
+  'maxAssetPreviewBytes',
+  'inputArtifactTimeoutMs',
+  'maxInputArtifactBytes',
 ]);
 
 function checkedNumber(name: NumericLimit, value: unknown): number {

@@ -4,13 +4,21 @@
  * fingerprints, never message text, arguments or results.
  */
 import { sha256Hex } from '../core/fingerprint.js';
-import type { ModelMessage, ModelToolCall, ModelUsage } from './models/types.js';
+import type { ModelCallPurpose, ModelMessage, ModelToolCall, ModelUsage } from './models/types.js';
 import type { ToolOutcome } from './tools/agent-tool.js';
+
+/** An image of a vision call as traces keep it: its label, media type, size and SHA-256 — never the bytes. */
+export interface VisionImageTrace {
+  readonly label: string;
+  readonly mediaType: string;
+  readonly byteLength: number;
+  readonly sha256: string;
+}
 
 /** What went into a model call. */
 export type ModelCallInputTrace =
   | { readonly messages: readonly ModelMessage[]; readonly tools: readonly string[] }
-  | { readonly prompt: string; readonly images: readonly string[] };
+  | { readonly prompt: string; readonly images: readonly VisionImageTrace[] };
 
 /** Everything recorded about one model call. */
 export interface ModelCallTraceData {
@@ -18,6 +26,10 @@ export interface ModelCallTraceData {
   readonly runId: string;
   readonly stepId: string;
   readonly kind: 'main' | 'vision';
+  /** Why the call was made: `main`, `render_review`, `asset_inspection` or `comparison`. */
+  readonly purpose: ModelCallPurpose;
+  /** Attempt number of a vision call (1, then 2… for retries). */
+  readonly attempt?: number;
   readonly model: string;
   readonly startedAt: number;
   readonly elapsedMs: number;

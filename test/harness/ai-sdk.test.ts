@@ -6,6 +6,7 @@ import {
   createAiSdkVisionModel,
   createPatchHarness,
   ModelAuthError,
+  ModelInvalidResponseError,
   ModelRateLimitError,
 } from '../../src/harness/index.js';
 import { lookupColor, poster, posterSpec } from './helpers/fixtures.js';
@@ -173,13 +174,18 @@ describe('createAiSdkMainModel', () => {
 });
 
 describe('createAiSdkVisionModel', () => {
-  it('sends the images as file parts with the question, and maps usage', async () => {
+  it('sends the labelled images in order as file parts with the prompt, and maps usage', async () => {
     const mock = new MockLanguageModelV4({ modelId: 'eyes', doGenerate: [answer('A red poster')] });
     const vision = createAiSdkVisionModel({ model: mock });
 
     const response = await vision.complete({
-      prompt: 'What is shown?',
-      images: [{ id: 'a', mediaType: 'image/png', data: new Uint8Array([137, 80, 78, 71]) }],
+      purpose: 'comparison',
+      prompt: 'What changed?',
+      questions: ['What changed?'],
+      images: [
+        { label: 'render:1', artifact: { mediaType: 'image/png', bytes: new Uint8Array([137, 80, 78, 71]) } },
+        { label: 'render:2', artifact: { mediaType: 'image/jpeg', bytes: new Uint8Array([255, 216]) } },
+      ],
       maxOutputTokens: 200,
     });
 
@@ -189,9 +195,55 @@ describe('createAiSdkVisionModel', () => {
       usage: { inputTokens: 120, outputTokens: 25 },
     });
     expect(vision.id).toBe('eyes');
-    const content = mock.doGenerateCalls[0]?.prompt[0]?.content as { type: string; mediaType?: string }[];
-    expect(content.map((part) => part.type)).toEqual(['file', 'text']);
-    expect(content[0]?.mediaType).toBe('image/png');
+    const content = mock.doGenerateCalls[0]?.prompt[0]?.content as {
+      type: string;
+      mediaType?: string;
+      text?: string;
+    }[];
+    expect(content.map((part) => part.type)).toEqual(['text', 'file', 'text', 'file', 'text']);
+    expect(content.map((part) => part.text ?? part.mediaType)).toEqual([
+      'Image 1: render:1',
+      'image/png',
+      'Image 2: render:2',
+      'image/jpeg',
+      'What changed?',
+    ]);
     expect(mock.doGenerateCalls[0]?.maxOutputTokens).toBe(200);
+    expect(mock.doGenerateCalls[0]?.responseFormat?.type ?? 'text').toBe('text');
+  });
+
+  const reviewSchema = {
+    type: 'object',
+    properties: { score: { type: 'integer', minimum: 0, maximum: 10 } },
+    required: ['score'],
+    additionalProperties: false,
+  };
+  const request = {
+    purpose: 'render_review' as const,
+    prompt: 'Rate it',
+    questions: ['Rate it'],
+    images: [{ label: 'render:1', artifact: { mediaType: 'image/png', bytes: new Uint8Array([1]) } }],
+    outputSchema: reviewSchema,
+    maxOutputTokens: 100,
+  };
+
+  it('sends an output schema as the response format and returns the checked review as `output`', async () => {
+    const mock = new MockLanguageModelV4({ modelId: 'eyes', doGenerate: [answer('{"score":7}')] });
+
+    const response = await createAiSdkVisionModel({ model: mock }).complete(request);
+
+    expect(response.output).toEqual({ score: 7 });
+    expect(mock.doGenerateCalls[0]?.responseFormat).toMatchObject({ type: 'json', schema: reviewSchema });
+  });
+
+  it('fails with ModelInvalidResponseError when the review does not match its schema', async () => {
+    const mock = new MockLanguageModelV4({ modelId: 'eyes', doGenerate: [answer('{"score":"great"}')] });
+
+    const error = await createAiSdkVisionModel({ model: mock })
+      .complete(request)
+      .catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(ModelInvalidResponseError);
+    expect((error as Error).message).toMatch(/\/score/);
   });
 });

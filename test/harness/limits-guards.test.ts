@@ -208,9 +208,10 @@ describe('configuration', () => {
     await expect(harness.run({ ...base, request: ' ' })).rejects.toMatchObject({ field: 'request' });
     await expect(harness.run({ ...base, canEdit: 'yes' as never })).rejects.toMatchObject({ field: 'canEdit' });
     await expect(harness.run({ ...base, design: { title: '' } })).rejects.toMatchObject({ field: 'design' });
+    const png = { bytes: new Uint8Array([1]), mediaType: 'image/png' };
     const twice = [
-      { id: 'a', mediaType: 'image/png', data: '' },
-      { id: 'a', mediaType: 'image/png', data: '' },
+      { id: 'a', kind: 'sketch', artifact: png },
+      { id: 'a', kind: 'sketch', artifact: png },
     ];
     await expect(harness.run({ ...base, inputArtifacts: twice })).rejects.toMatchObject({
       field: 'inputArtifacts[1].id',

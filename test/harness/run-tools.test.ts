@@ -199,7 +199,12 @@ describe('harness.run: tools', () => {
     const contexts: ToolContext[] = [];
     const probe = tool({ execute: (_input, context) => contexts.push(context) });
     const controller = new AbortController();
-    const artifact = { id: 'sketch', mediaType: 'image/png', data: 'aGk=' };
+    const artifact = {
+      id: 'sketch',
+      kind: 'reference',
+      metadata: { page: 1 },
+      artifact: { mediaType: 'image/png', bytes: new Uint8Array([1]) },
+    };
     const model = new ScriptedMainModel([calls(['probe', {}], ['probe', { a: 1 }]), final('ok')]);
 
     await createPatchHarness({ designSpec: posterSpec, mainModel: model, tools: [probe] }).run({
@@ -214,7 +219,7 @@ describe('harness.run: tools', () => {
       ['run-7', 1, 'run-7/step-1', 'run-7/step-1/batch', 1, 2, 'c2'],
     ]);
     expect(contexts[0]?.signal).toBe(controller.signal);
-    expect(contexts[0]?.inputArtifacts).toEqual([artifact]);
+    expect(contexts[0]?.inputArtifacts).toEqual([{ id: 'sketch', kind: 'reference', metadata: { page: 1 } }]);
     expect(Object.isFrozen(contexts[0]?.design)).toBe(true);
     expect(model.requests[0]?.signal).toBe(controller.signal);
   });

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Artifact,
-  createPatchHarness,
-  type DesignRenderer,
-  type StepTrace,
-  type VisionModel,
-  type VisionRequest,
-} from '../../src/harness/index.js';
+import { createPatchHarness, type StepTrace } from '../../src/harness/index.js';
 import { defined, lookupColor, poster, posterSpec } from './helpers/fixtures.js';
 import { calls, final, ScriptedMainModel } from './helpers/scripted-main-model.js';
+import { image, ScriptedVisionModel, seen } from './helpers/visual.js';
 
 const base = { request: 'Make it ocean blue', design: poster(), canEdit: true };
 
@@ -66,63 +60,25 @@ describe('traces and usage', () => {
       totalTokens: 120,
       calls: 2,
       callsWithoutUsage: 1,
+      byPurpose: {
+        main: { inputTokens: 100, outputTokens: 20, totalTokens: 120, calls: 2, callsWithoutUsage: 1 },
+        render_review: { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0, callsWithoutUsage: 0 },
+        asset_inspection: { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0, callsWithoutUsage: 0 },
+        comparison: { inputTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0, callsWithoutUsage: 0 },
+      },
     });
     expect(result.modelCalls.map((call) => call.usage?.inputTokens)).toEqual([100, undefined]);
   });
 });
 
 describe('inspect_visual', () => {
-  const rendered: Artifact = { id: 'render', mediaType: 'image/png', data: new Uint8Array([1, 2, 3]) };
-
-  function vision(answer: string) {
-    const requests: VisionRequest[] = [];
-    const model: VisionModel = {
-      id: 'vision-model',
-      complete: async (request) => {
-        requests.push(request);
-        return { text: answer, usage: { inputTokens: 50, outputTokens: 10 } };
-      },
-    };
-    return { model, requests };
-  }
-
-  it('renders the design with a previewed patch and asks the vision model, counting its usage', async () => {
-    const designs: unknown[] = [];
-    const renderer: DesignRenderer = {
-      render: async (design) => {
-        designs.push(design);
-        return rendered;
-      },
-    };
-    const { model: visionModel, requests } = vision('The blue reads well');
-    const preview = [{ op: 'replace', path: '/color', value: '#0055aa' }];
-    const model = new ScriptedMainModel([
-      calls(['inspect_visual', { question: 'Is it legible?', patch: preview }]),
-      final('ok', preview),
-    ]);
-
-    const result = await createPatchHarness({ designSpec: posterSpec, mainModel: model, visionModel, renderer }).run(
-      base,
-    );
-
-    expect(designs).toEqual([{ ...poster(), color: '#0055aa' }]);
-    expect(requests[0]).toMatchObject({ prompt: 'Is it legible?', images: [rendered] });
-    expect(result.toolOutcomes[0]).toMatchObject({
-      tool: 'inspect_visual',
-      status: 'succeeded',
-      result: { answer: 'The blue reads well' },
-    });
-    expect(result.modelCalls.map((call) => call.kind)).toEqual(['main', 'vision', 'main']);
-    expect(result.usage.inputTokens).toBe(250);
-  });
-
-  it('looks at an input artifact; without a renderer the artifact is required', async () => {
-    const { model: visionModel, requests } = vision('A sketch of a shoe');
-    const sketch: Artifact = { id: 'sketch', mediaType: 'image/jpeg', data: 'aGk=' };
+  it('asks the vision model about an input artifact, with the artifact labelled, as an asset inspection', async () => {
+    const visionModel = new ScriptedVisionModel([seen('A sketch of a shoe')]);
+    const sketch = { id: 'sketch', kind: 'reference', artifact: image('sketch', 'image/jpeg') };
     const model = new ScriptedMainModel([
       calls(
-        ['inspect_visual', { question: 'What is it?', artifactId: 'sketch' }],
-        ['inspect_visual', { question: 'And the design?' }],
+        ['inspect_visual', { artifact_id: 'sketch', questions: ['What is it?'] }],
+        ['inspect_visual', { artifact_id: 'nope' }],
       ),
       final('ok'),
     ]);
@@ -132,10 +88,27 @@ describe('inspect_visual', () => {
       inputArtifacts: [sketch],
     });
 
-    expect(requests[0]?.images).toEqual([sketch]);
-    expect(result.toolOutcomes.map((o) => o.status)).toEqual(['succeeded', 'rejected']);
+    expect(visionModel.requests).toHaveLength(1);
+    expect(visionModel.requests[0]).toMatchObject({ purpose: 'asset_inspection', questions: ['What is it?'] });
+    expect(visionModel.requests[0]?.images.map((i) => i.label)).toEqual(['input artifact sketch']);
+    expect(result.toolOutcomes.map((o) => [o.status, o.error?.code ?? null])).toEqual([
+      ['succeeded', null],
+      ['rejected', 'unknown_input_artifact'],
+    ]);
+    expect(result.toolOutcomes[0]?.result).toEqual({ answer: 'A sketch of a shoe' });
+    expect(result.modelCalls.map((call) => call.purpose)).toEqual(['main', 'asset_inspection', 'main']);
     expect(defined(model.requests[0]).messages.at(-1)?.content).toContain(
-      'Input artifacts: [{"id":"sketch","mediaType":"image/jpeg"}]',
+      'Input artifacts: [{"id":"sketch","kind":"reference","metadata":{}}]',
     );
+  });
+
+  it('is not offered to a run without input artifacts', async () => {
+    const model = new ScriptedMainModel([final('ok')]);
+
+    await createPatchHarness({ designSpec: posterSpec, mainModel: model, visionModel: new ScriptedVisionModel() }).run(
+      base,
+    );
+
+    expect(model.requests[0]?.tools.map((tool) => tool.name)).toEqual([]);
   });
 });

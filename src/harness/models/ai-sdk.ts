@@ -3,11 +3,23 @@
  * that loads `ai`, lazily, on the first call; its types are declared structurally so that none
  * of `ai` appears in our declarations.
  */
+import { compileSchema } from '../../boundary/compile-schema.js';
+import type { JsonSchemaObject } from '../../boundary/field-spec.js';
+import { toJsonPointer } from '../../boundary/issues.js';
 import { GuardError } from '../../errors.js';
 import { HarnessConfigError } from '../errors.js';
+import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import { fromAiToolCalls, fromAiUsage, toAiPrompt } from './ai-sdk-convert.js';
 import { mapAiSdkError } from './ai-sdk-errors.js';
-import type { MainModel, ModelRequest, ModelResponse, VisionModel, VisionRequest, VisionResponse } from './types.js';
+import { ModelInvalidResponseError } from './model-errors.js';
+import type {
+  MainModel,
+  ModelRequest,
+  ModelResponse,
+  VisionModel,
+  VisionResponse,
+  VisionReviewRequest,
+} from './types.js';
 
 /** An AI SDK language model (a provider's model object) or a gateway model id. */
 export type AiSdkLanguageModel =
@@ -107,7 +119,7 @@ function abortSignalOf(signal: AbortSignal | undefined, timeout: AbortSignal | u
 async function generate(
   options: AiSdkModelOptions,
   call: Record<string, unknown>,
-  signals: VisionRequest | ModelRequest,
+  signals: VisionReviewRequest | ModelRequest,
 ): Promise<Record<string, unknown>> {
   const name = modelName(options);
   const ai = options.ai ?? (await loadAi());
@@ -196,9 +208,46 @@ export function createAiSdkMainModel(options: AiSdkMainModelOptions): MainModel 
   };
 }
 
+function structuredFormat(schema: unknown): unknown {
+  return {
+    name: 'object',
+    responseFormat: Promise.resolve({ type: 'json', schema, name: 'visual_review' }),
+    parseCompleteOutput: async ({ text }: { text: string }) => text,
+    parsePartialOutput: async () => undefined,
+    createElementStreamTransform: () => undefined,
+  };
+}
+
+/** Parse and check a structured review; throws {@link ModelInvalidResponseError}. */
+function parseReview(text: string, schema: JsonSchemaObject, model: string): JsonValue {
+  const trimmed = text.trim();
+  const body = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/.exec(trimmed)?.[1] ?? trimmed;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new ModelInvalidResponseError({
+      message: `The review is not JSON: ${(error as Error).message}`,
+      model,
+      cause: error,
+    });
+  }
+  const checked = compileSchema(schema).validate(value);
+  if (!checked.ok) {
+    const issues = checked.issues.slice(0, 5).map((issue) => `${toJsonPointer(issue.path) || '/'}: ${issue.message}`);
+    throw new ModelInvalidResponseError({
+      message: `The review does not match its schema (${issues.join('; ')})`,
+      model,
+    });
+  }
+  return value as JsonValue;
+}
+
 /**
- * A {@link VisionModel} over the AI SDK: the images go as file parts of one user message, the
- * answer is text.
+ * A {@link VisionModel} over the AI SDK: one user message with, for each image in order, a text
+ * part naming its label and a file part with its bytes, then the prompt. With an `outputSchema`
+ * the schema goes to the provider as the response format, and the answer is parsed and checked
+ * against it (a mismatch is a {@link ModelInvalidResponseError}).
  *
  * @example
  * const visionModel = createAiSdkVisionModel({ model: openai('gpt-4.1-mini') });
@@ -207,26 +256,31 @@ export function createAiSdkVisionModel(options: AiSdkModelOptions): VisionModel 
   const id = options.id ?? modelName(options);
   return {
     id,
-    async complete(request: VisionRequest): Promise<VisionResponse> {
-      const parts: Record<string, unknown>[] = request.images.map((image) => ({
-        type: 'file',
-        mediaType: image.mediaType,
-        data: typeof image.data === 'string' && /^https?:\/\//.test(image.data) ? new URL(image.data) : image.data,
-      }));
+    async complete(request: VisionReviewRequest): Promise<VisionResponse> {
+      const parts: Record<string, unknown>[] = [];
+      request.images.forEach((image, index) => {
+        parts.push({ type: 'text', text: `Image ${index + 1}: ${image.label}` });
+        parts.push({ type: 'file', mediaType: image.artifact.mediaType, data: image.artifact.bytes });
+      });
       parts.push({ type: 'text', text: request.prompt });
       const result = await generate(
         options,
         {
           messages: [{ role: 'user', content: parts }],
           maxOutputTokens: request.maxOutputTokens,
+          ...(request.outputSchema === undefined ? {} : { output: structuredFormat(request.outputSchema) }),
         },
         request,
       );
       const usage = fromAiUsage(result.usage);
+      const text =
+        request.outputSchema === undefined ? (typeof result.text === 'string' ? result.text : '') : answerText(result);
+      const model = responseModel(result, id);
       return {
-        text: typeof result.text === 'string' ? result.text : '',
+        text,
+        ...(request.outputSchema === undefined ? {} : { output: parseReview(text, request.outputSchema, model) }),
         ...(usage === undefined ? {} : { usage }),
-        model: responseModel(result, id),
+        model,
       };
     },
   };

@@ -105,39 +105,76 @@ export interface MainModel {
   complete(request: ModelRequest): Promise<ModelResponse>;
 }
 
-/** An image or other file handed to the run, or rendered from a design. */
-export interface Artifact {
-  readonly id: string;
+/** JSON metadata of an artifact: a plain object. */
+export type ArtifactMetadata = Readonly<Record<string, JsonValue>>;
+
+/**
+ * Bytes to look at: a rendered design, an asset preview or an input artifact. The bytes never
+ * enter tool outcomes, traces or events; only their size and SHA-256 do.
+ */
+export interface RenderedArtifact {
+  readonly bytes: Uint8Array;
   /** IANA media type, e.g. `image/png`. */
   readonly mediaType: string;
-  /** Raw bytes, base64 text, or an `https:` URL. */
-  readonly data: Uint8Array | string;
-  readonly name?: string;
+  /** JSON describing the bytes (size, page, renderer version…); default `{}`. */
+  readonly metadata?: ArtifactMetadata;
 }
 
-/** One call to the vision model: a question about images. */
-export interface VisionRequest {
+/** Why a model call was made; usage and traces are kept per purpose. */
+export const ModelCallPurpose = {
+  /** The main model's planning and final answer. */
+  main: 'main',
+  /** A vision review of one rendered candidate. */
+  render_review: 'render_review',
+  /** A vision look at an asset preview or an input artifact. */
+  asset_inspection: 'asset_inspection',
+  /** A vision review comparing a render with the render it was based on. */
+  comparison: 'comparison',
+} as const;
+/** Why a model call was made. */
+export type ModelCallPurpose = (typeof ModelCallPurpose)[keyof typeof ModelCallPurpose];
+
+/** The purposes of vision calls. */
+export type VisionPurpose = Exclude<ModelCallPurpose, 'main'>;
+
+/** One image of a vision request, with the label the prompt refers to it by. */
+export interface VisionImage {
+  readonly label: string;
+  readonly artifact: RenderedArtifact;
+}
+
+/**
+ * One call to the vision model: questions about one or more labelled images, sent in this
+ * order. With `outputSchema` (the application's JSON Schema), the answer must be a JSON value
+ * valid against it; the harness checks it whatever the adapter did.
+ */
+export interface VisionReviewRequest {
+  readonly purpose: VisionPurpose;
+  /** The full prompt: what the images are (by label), then the questions. */
   readonly prompt: string;
-  readonly images: readonly Artifact[];
+  /** The questions asked, in order (also part of `prompt`). */
+  readonly questions: readonly string[];
+  readonly images: readonly VisionImage[];
+  /** JSON Schema 2020-12 of a structured review (application-owned). */
+  readonly outputSchema?: JsonSchemaObject;
   readonly maxOutputTokens: number;
+  /** The caller's signal, unchanged. */
   readonly signal?: AbortSignal;
+  /** Aborts at the vision call's or the run's time limit. */
   readonly timeoutSignal?: AbortSignal;
 }
 
-/** The vision model's answer. */
+/** The vision model's answer: text, and the structured review when one was asked for. */
 export interface VisionResponse {
   readonly text: string;
+  /** The structured review already parsed (otherwise the harness parses `text` as JSON). */
+  readonly output?: JsonValue;
   readonly usage?: ModelUsage;
   readonly model?: string;
 }
 
-/** A model that looks at images (input artifacts, or a rendered design) and answers in text. */
+/** A model that looks at images (renders, asset previews, input artifacts) and answers. */
 export interface VisionModel {
   readonly id: string;
-  complete(request: VisionRequest): Promise<VisionResponse>;
-}
-
-/** Turns a design into an image the vision model can look at. */
-export interface DesignRenderer {
-  render(design: JsonValue, options: { readonly runId: string; readonly signal?: AbortSignal }): Promise<Artifact>;
+  complete(request: VisionReviewRequest): Promise<VisionResponse>;
 }

@@ -4,12 +4,23 @@
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ToolOutcome } from '../tools/agent-tool.js';
 
+/**
+ * When a policy runs: `render` before a candidate is rendered (`render_design`), `final` on the
+ * final answer (after a commit too).
+ */
+export type CandidatePhase = 'render' | 'final';
+
 /** What a candidate policy sees: the proposal, the design before and after, and every tool outcome of the run. */
 export interface CandidateContext {
   readonly runId: string;
+  readonly phase: CandidatePhase;
   readonly request: string;
+  /** The final answer's message (`''` in the `render` phase). */
   readonly message: string;
+  /** Relative to `base`: the final patch, or a render's whole composed chain. */
   readonly patch: readonly JsonPatchOperation[] | null;
+  /** The render the candidate comes from: the base of a render, or the committed render of a final answer. */
+  readonly renderRef?: string;
   /** The trusted design the patch applies to. */
   readonly base: JsonValue;
   /** The design with the patch applied, already valid against the design spec. */

@@ -92,6 +92,7 @@ export async function callMainModel(
       runId: run.runId,
       stepId,
       kind: 'main',
+      purpose: 'main',
       model,
       startedAt,
       elapsedMs: run.clock.now() - startedAt,
@@ -100,7 +101,7 @@ export async function callMainModel(
       ...(usage === undefined ? {} : { usage }),
       ...extra,
     });
-  run.emit({ type: 'model_call_started', kind: 'main', stepId, callId });
+  run.emit({ type: 'model_call_started', kind: 'main', purpose: 'main', stepId, callId });
   let response: ModelResponse;
   try {
     response = await raceSignals(
@@ -115,6 +116,7 @@ export async function callMainModel(
     run.emit({
       type: 'model_call_finished',
       kind: 'main',
+      purpose: 'main',
       stepId,
       callId,
       status: 'error',
@@ -132,7 +134,15 @@ export async function callMainModel(
   };
   const trace = traceOf('ok', { output, model: response.model ?? model }, usage);
   record(trace, usage);
-  run.emit({ type: 'model_call_finished', kind: 'main', stepId, callId, status: 'ok', elapsedMs: trace.elapsedMs });
+  run.emit({
+    type: 'model_call_finished',
+    kind: 'main',
+    purpose: 'main',
+    stepId,
+    callId,
+    status: 'ok',
+    elapsedMs: trace.elapsedMs,
+  });
   const booking = run.fuses.recordModelUsage(usageShape(usage), { model: response.model ?? model, reservation });
   if (!booking.verdict.allowed) throw budgetStop(run, booking.verdict.reason);
   return { response: { ...response, text, toolCalls }, trace, usage };

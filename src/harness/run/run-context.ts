@@ -7,10 +7,13 @@ import type { FuseRun } from '../../fuses/run-box.js';
 import type { EventInput } from '../events.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
-import type { Artifact, ModelUsage } from '../models/types.js';
+import type { ModelUsage } from '../models/types.js';
+import type { ToolOutcome } from '../tools/agent-tool.js';
 import type { EvidenceStore } from '../tools/evidence-store.js';
 import type { ToolMiddleware } from '../tools/tool-middleware.js';
 import type { ModelCallTrace } from '../traces.js';
+import type { RenderStore } from '../visual/render-store.js';
+import type { InputArtifactStore } from './input-artifacts.js';
 
 /** One run's state. */
 export interface RunContext {
@@ -25,7 +28,10 @@ export interface RunContext {
   readonly design: JsonValue;
   readonly canEdit: boolean;
   readonly capabilities: readonly string[];
-  readonly inputArtifacts: readonly Artifact[];
+  /** The run's input artifacts (descriptors, and bytes loaded once per run). */
+  readonly inputs: InputArtifactStore;
+  /** The run's renders and the committed one. */
+  readonly renders: RenderStore;
   readonly middleware: readonly ToolMiddleware[];
   /** The loop guard and the provider-token budget (fuses that are off allow everything). */
   readonly fuses: FuseRun;
@@ -35,7 +41,9 @@ export interface RunContext {
   /** Bytes of tool results shown to the model so far. */
   toolResultBytes: number;
   readonly emit: (event: EventInput) => void;
-  /** Record a model call made outside the main loop (the vision tool's). */
+  /** Every tool outcome of the run so far (of the steps already finished), in order. */
+  readonly outcomes: () => readonly ToolOutcome[];
+  /** Record a model call made outside the main loop (vision reviews). */
   readonly recordModelCall: (trace: ModelCallTrace, usage: ModelUsage | undefined) => void;
 }
 

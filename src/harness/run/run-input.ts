@@ -4,8 +4,8 @@
 import { HarnessInputError } from '../errors.js';
 import type { HarnessEvent } from '../events.js';
 import type { ResolvedLimits } from '../limits.js';
-import type { Artifact } from '../models/types.js';
 import type { StepTrace } from '../traces.js';
+import { type CheckedInputArtifact, checkInputArtifacts, type InputArtifact } from './input-artifacts.js';
 import type { HistoryMessage } from './run-prompt.js';
 
 /** What one run is asked to do. */
@@ -20,8 +20,12 @@ export interface PatchRunOptions {
   readonly capabilities?: readonly string[];
   /** Earlier conversation: plain user and assistant text only. */
   readonly history?: readonly HistoryMessage[];
-  /** Images and files the user supplied; tools receive them, the model sees their ids. */
-  readonly inputArtifacts?: readonly Artifact[];
+  /**
+   * Files for this run only, eager (bytes now) or lazy (loaded on first use, once per run). The
+   * model sees their descriptors (id, kind, metadata), never their bytes; tools load them with
+   * `context.loadInputArtifact(id)`.
+   */
+  readonly inputArtifacts?: readonly InputArtifact[];
   /** Lifecycle events (ids, status, elapsed time). */
   readonly onEvent?: (event: HarnessEvent) => void;
   /** Called with each step's trace when the step is done. */
@@ -38,29 +42,7 @@ export interface CheckedRunInput {
   readonly canEdit: boolean;
   /** Sorted, without duplicates. */
   readonly capabilities: readonly string[];
-  readonly inputArtifacts: readonly Artifact[];
-}
-
-function artifactsOf(value: unknown): Artifact[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new HarnessInputError('inputArtifacts', 'expected an array of artifacts');
-  const ids = new Set<string>();
-  return value.map((artifact: Artifact, index) => {
-    const field = `inputArtifacts[${index}]`;
-    if (typeof artifact !== 'object' || artifact === null)
-      throw new HarnessInputError(field, 'expected an artifact object');
-    if (typeof artifact.id !== 'string' || artifact.id === '')
-      throw new HarnessInputError(`${field}.id`, 'expected a non-empty string');
-    if (ids.has(artifact.id)) throw new HarnessInputError(`${field}.id`, `\`${artifact.id}\` is used twice`);
-    ids.add(artifact.id);
-    if (typeof artifact.mediaType !== 'string' || !artifact.mediaType.includes('/')) {
-      throw new HarnessInputError(`${field}.mediaType`, 'expected a media type such as `image/png`');
-    }
-    if (typeof artifact.data !== 'string' && !(artifact.data instanceof Uint8Array)) {
-      throw new HarnessInputError(`${field}.data`, 'expected bytes, base64 text or a URL');
-    }
-    return Object.freeze({ ...artifact });
-  });
+  readonly inputArtifacts: readonly CheckedInputArtifact[];
 }
 
 /** Check a run's options; throws {@link HarnessInputError}. */
@@ -85,6 +67,6 @@ export function checkRunInput(options: PatchRunOptions, limits: ResolvedLimits):
     request,
     canEdit,
     capabilities: Object.freeze([...new Set(capabilities)].sort()),
-    inputArtifacts: Object.freeze(artifactsOf(options.inputArtifacts)),
+    inputArtifacts: checkInputArtifacts(options.inputArtifacts, limits),
   };
 }

@@ -67,7 +67,7 @@ export function createBooks(): RunBooks & { record(trace: ModelCallTrace, usage:
     usage: EMPTY_USAGE,
     record(trace: ModelCallTrace, usage: ModelUsage | undefined) {
       books.modelCalls.push(trace);
-      books.usage = addUsage(books.usage, usage);
+      books.usage = addUsage(books.usage, usage, trace.purpose);
     },
   };
   return books;
@@ -218,7 +218,7 @@ export async function runLoop(
       message: parsed.answer.message,
       design: deepFreeze(checked.design),
       changed: checked.changed,
-      patch: parsed.answer.patch,
+      patch: checked.patch,
       toolOutcomes: outcomes,
       succeededToolOutcomes: outcomes.filter((outcome) => outcome.status === 'succeeded'),
       failedToolOutcomes: outcomes.filter((outcome) => outcome.status !== 'succeeded'),

@@ -6,7 +6,8 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { HarnessInputError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
-import type { Artifact, ModelMessage } from '../models/types.js';
+import type { ModelMessage } from '../models/types.js';
+import type { InputArtifactDescriptor } from './input-artifacts.js';
 
 /** A message of earlier conversation: plain text from the user or the assistant. */
 export interface HistoryMessage {
@@ -55,16 +56,12 @@ export interface RunPromptInput {
   readonly design: JsonValue;
   readonly canEdit: boolean;
   readonly capabilities: readonly string[];
-  readonly inputArtifacts: readonly Artifact[];
+  readonly inputArtifacts: readonly InputArtifactDescriptor[];
 }
 
-/** The run prompt: deterministic text (canonical JSON for the design and the artifact list). */
+/** The run prompt: deterministic text (canonical JSON for the design and the artifact descriptors, never bytes). */
 export function runPrompt(input: RunPromptInput): ModelMessage {
-  const artifacts = input.inputArtifacts.map((artifact) => ({
-    id: artifact.id,
-    mediaType: artifact.mediaType,
-    ...(artifact.name === undefined ? {} : { name: artifact.name }),
-  }));
+  const artifacts = input.inputArtifacts.map(({ id, kind, metadata }) => ({ id, kind, metadata }));
   const lines = [
     `Request:\n${input.request}`,
     `Editing allowed: ${input.canEdit ? 'yes' : 'no — "patch" must be null'}`,

@@ -11,13 +11,19 @@ import { HarnessInputError, RunLimit, RunLimitExceeded } from '../errors.js';
 import { createEmitter } from '../events.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
-import type { DesignRenderer, MainModel, ModelMessage, VisionModel } from '../models/types.js';
-import { type CompiledTool, compileTool, offeredTools } from '../tools/compile-tools.js';
+import type { MainModel, ModelMessage } from '../models/types.js';
+import { commitRenderTool } from '../tools/commit-render.js';
+import { type CompiledTool, offeredTools } from '../tools/compile-tools.js';
 import { createEvidenceStore } from '../tools/evidence-store.js';
 import { inspectVisualTool } from '../tools/inspect-visual.js';
+import { renderDesignTool } from '../tools/render-design.js';
 import { retrieveEvidenceTool } from '../tools/retrieve-evidence.js';
 import type { ToolMiddleware } from '../tools/tool-middleware.js';
+import { createRenderStore } from '../visual/render-store.js';
+import type { Renderer } from '../visual/renderer.js';
+import type { VisionSetup } from '../visual/review-visually.js';
 import type { CandidatePolicy } from './candidate-policy.js';
+import { createInputArtifactStore } from './input-artifacts.js';
 import { startDeadline } from './race.js';
 import { deepFreeze, type RunContext } from './run-context.js';
 import { checkRunInput, type PatchRunOptions } from './run-input.js';
@@ -29,10 +35,11 @@ export interface HarnessSetup {
   readonly limits: ResolvedLimits;
   readonly spec: CompiledDesignSpec;
   readonly mainModel: MainModel;
-  readonly visionModel: VisionModel | undefined;
-  readonly renderer: DesignRenderer | undefined;
+  readonly vision: VisionSetup | undefined;
+  readonly renderer: Renderer | undefined;
   readonly tools: readonly CompiledTool[];
-  readonly retrieve: CompiledTool;
+  /** Built-in tools compiled once (schema and settings); each run swaps in a body bound to it. */
+  readonly builtIns: BuiltInTemplates;
   readonly middleware: readonly ToolMiddleware[];
   readonly policies: readonly CandidatePolicy[];
   readonly contextPolicy: ModelContextPolicy;
@@ -40,6 +47,14 @@ export interface HarnessSetup {
   readonly clock: Clock;
   fuseBox(): FuseBox;
   newRunId(): string;
+}
+
+/** The built-in tools, compiled once per harness. */
+export interface BuiltInTemplates {
+  readonly retrieve: CompiledTool;
+  readonly inspectVisual: CompiledTool | undefined;
+  readonly render: CompiledTool | undefined;
+  readonly commit: CompiledTool | undefined;
 }
 
 async function trustedDesign(setup: HarnessSetup, stored: unknown): Promise<JsonValue> {
@@ -61,14 +76,25 @@ async function trustedDesign(setup: HarnessSetup, stored: unknown): Promise<Json
 }
 
 /** The tools of this run, by name: those its capabilities allow, then the built-ins bound to it. */
-function toolsOf(setup: HarnessSetup, run: RunContext): Map<string, CompiledTool> {
+function toolsOf(setup: HarnessSetup, run: RunContext, request: string): Map<string, CompiledTool> {
   const offered = offeredTools(setup.tools, new Set(run.capabilities));
+  const bind = (template: CompiledTool, tool: unknown): CompiledTool => ({
+    ...template,
+    tool: tool as CompiledTool['tool'],
+  });
   const builtIns: CompiledTool[] = [];
-  if (offered.length > 0)
-    builtIns.push({ ...setup.retrieve, tool: retrieveEvidenceTool(run.evidence, run.limits) as CompiledTool['tool'] });
-  if (setup.visionModel !== undefined) {
-    const vision = inspectVisualTool(run, setup.visionModel, setup.renderer) as CompiledTool['tool'];
-    builtIns.push(compileTool(vision, run.limits, vision.name));
+  const { vision, renderer } = setup;
+  const { inspectVisual, render, commit } = setup.builtIns;
+  if (vision !== undefined && inspectVisual !== undefined && run.inputs.descriptors.length > 0) {
+    builtIns.push(bind(inspectVisual, inspectVisualTool(run, vision, inspectVisual.tool)));
+  }
+  if (vision !== undefined && renderer !== undefined && render !== undefined && commit !== undefined) {
+    const rules = { spec: setup.spec, policies: setup.policies, request };
+    builtIns.push(bind(render, renderDesignTool(run, { renderer, vision, rules }, render.tool)));
+    builtIns.push(bind(commit, commitRenderTool(run)));
+  }
+  if ([...offered, ...builtIns].some((tool) => tool.keepsEvidence)) {
+    builtIns.push(bind(setup.builtIns.retrieve, retrieveEvidenceTool(run.evidence, run.limits)));
   }
   const all = [...offered, ...builtIns].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return new Map(all.map((tool) => [tool.name, tool]));
@@ -100,6 +126,13 @@ export async function startRun(setup: HarnessSetup, options: PatchRunOptions): P
   emit({ type: 'run_started' });
   try {
     const design = await trustedDesign(setup, options.design);
+    const inputs = createInputArtifactStore(input.inputArtifacts, {
+      runId,
+      limits,
+      clock,
+      signal,
+      runTimeout: deadline.signal,
+    });
     const run: RunContext = {
       runId,
       limits,
@@ -109,20 +142,22 @@ export async function startRun(setup: HarnessSetup, options: PatchRunOptions): P
       design,
       canEdit: input.canEdit,
       capabilities: input.capabilities,
-      inputArtifacts: input.inputArtifacts,
+      inputs,
+      renders: createRenderStore(),
       middleware: setup.middleware,
       fuses,
       evidence: createEvidenceStore(),
       callCounts: new Map(),
       toolResultBytes: 0,
       emit,
+      outcomes: () => [...books.outcomes],
       recordModelCall: books.record,
     };
-    const offered = toolsOf(setup, run);
+    const offered = toolsOf(setup, run, input.request);
     const transcript: ModelMessage[] = [
       { role: 'system', content: setup.system },
       ...history,
-      runPrompt({ ...input, design }),
+      runPrompt({ ...input, inputArtifacts: inputs.descriptors, design }),
     ];
     const result = await runLoop(
       run,

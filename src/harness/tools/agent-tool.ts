@@ -3,7 +3,8 @@
  */
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
-import type { Artifact } from '../models/types.js';
+import type { RenderedArtifact } from '../models/types.js';
+import type { InputArtifactDescriptor } from '../run/input-artifacts.js';
 
 /** How a call ended. */
 export const ToolOutcomeStatus = {
@@ -41,7 +42,15 @@ export interface ToolContext {
   /** The run's current design (frozen). */
   readonly design: JsonValue;
   readonly capabilities: readonly string[];
-  readonly inputArtifacts: readonly Artifact[];
+  /** Descriptors of the run's input artifacts (id, kind, metadata; never bytes). */
+  readonly inputArtifacts: readonly InputArtifactDescriptor[];
+  /**
+   * The bytes of an input artifact (a copy). A lazy one is loaded on first use and kept for the
+   * run. Throws a `ToolCallError` for an unknown id or a failed load (which a later call may retry).
+   */
+  loadInputArtifact(id: string): Promise<RenderedArtifact>;
+  /** The run's successful renders by ref (`render:<n>`); each read gives a copy of the bytes. */
+  readonly renderedArtifacts: Readonly<Record<string, RenderedArtifact>>;
   /** The caller's signal, unchanged. */
   readonly signal?: AbortSignal;
   /** Aborts when this call's or the run's time limit is reached. */

@@ -24,6 +24,17 @@ export interface CompiledTool {
   readonly parallelSafe: boolean;
   /** Whether a result is kept as evidence under a ref (false only for `retrieve_evidence` itself). */
   readonly keepsEvidence: boolean;
+  /** The tool charges its own budget once its own checks pass (renders, inspections); no call budget applies. */
+  readonly selfCharged: boolean;
+  /** A check of the valid input that runs before anything else (middleware included); returns the problem. */
+  readonly precheck: ((input: unknown) => string | null) | undefined;
+}
+
+/** Settings only built-in tools have. */
+export interface BuiltInSettings {
+  readonly keepsEvidence?: boolean;
+  readonly selfCharged?: boolean;
+  readonly precheck?: (input: unknown) => string | null;
 }
 
 /** The tool name pattern: a letter, then letters, digits, `_` or `-`; 64 characters at most. */
@@ -55,7 +66,7 @@ export function compileTool(
   tool: AgentTool,
   limits: ResolvedLimits,
   where: string,
-  keepsEvidence = true,
+  settings: BuiltInSettings = {},
 ): CompiledTool {
   if (typeof tool !== 'object' || tool === null) throw new HarnessConfigError(where, 'expected a tool object');
   const name = tool.name;
@@ -100,7 +111,9 @@ export function compileTool(
     maxResultBytes: positive(`${at}.maxResultBytes`, tool.maxResultBytes, limits.maxToolResultBytes),
     failureMode,
     parallelSafe: tool.parallelSafe === true,
-    keepsEvidence,
+    keepsEvidence: settings.keepsEvidence ?? true,
+    selfCharged: settings.selfCharged ?? false,
+    precheck: settings.precheck,
   });
 }
 

@@ -11,7 +11,9 @@ import type { ModelToolCall, ToolResultMessage } from '../models/types.js';
 import { raceSignals, startDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type ToolContext, type ToolOutcome, type ToolOutcomeError, ToolOutcomeStatus } from './agent-tool.js';
+import { registerCharge } from './call-charge.js';
 import type { CompiledTool } from './compile-tools.js';
+import { ToolCallError } from './tool-call-error.js';
 
 /** Where a call sits in its step. */
 export interface CallPlace {
@@ -58,15 +60,15 @@ function byteLength(text: string): number {
 }
 
 /** Run the tool body within its time limit; an abort by the caller or the run passes through unchanged. */
-async function execute(
-  run: RunContext,
-  tool: CompiledTool,
-  input: unknown,
-  context: Omit<ToolContext, 'timeoutSignal'>,
-) {
+async function execute(run: RunContext, tool: CompiledTool, input: unknown, state: CallState) {
   const deadline = startDeadline(run.clock, tool.timeoutMs, () => new ToolTimeout(tool.timeoutMs));
   const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
-  const full: ToolContext = { ...context, timeoutSignal };
+  const full: ToolContext = { ...state.context, timeoutSignal };
+  if (tool.selfCharged) {
+    registerCharge(full, () => {
+      state.charged = true;
+    });
+  }
   try {
     const work = Promise.resolve().then(() => tool.tool.execute(input, full));
     return { ok: true as const, value: await raceSignals(work, [run.signal, timeoutSignal]) };
@@ -115,6 +117,8 @@ function finishResult(run: RunContext, tool: CompiledTool, value: unknown, callI
 
 function callContext(run: RunContext, call: ModelToolCall, place: CallPlace): Omit<ToolContext, 'timeoutSignal'> {
   return {
+    loadInputArtifact: (id: string) => run.inputs.load(id),
+    renderedArtifacts: run.renders.artifacts(),
     runId: run.runId,
     step: place.step,
     stepId: place.stepId,
@@ -124,7 +128,7 @@ function callContext(run: RunContext, call: ModelToolCall, place: CallPlace): Om
     callId: call.id,
     design: run.design,
     capabilities: run.capabilities,
-    inputArtifacts: run.inputArtifacts,
+    inputArtifacts: run.inputs.descriptors,
     ...(run.signal === undefined ? {} : { signal: run.signal }),
   };
 }
@@ -224,6 +228,8 @@ async function admit(
     const issues = checked.issues.map((issue) => `${toJsonPointer(issue.path) || '/'}: ${issue.message}`).join('; ');
     return rejected('invalid_input', `The input of \`${call.name}\` is invalid: ${issues}`);
   }
+  const problem = tool.precheck?.(call.input) ?? null;
+  if (problem !== null) return rejected('invalid_input', `The input of \`${call.name}\` is invalid: ${problem}`);
   for (const middleware of run.middleware) {
     const info = { callId: call.id, tool: call.name, input: call.input };
     const decision = await middleware.before?.(info, { ...state.context, timeoutSignal: run.runTimeout });
@@ -232,7 +238,7 @@ async function admit(
       return { status: 'deferred', error: { code: 'deferred', message: decision.message } };
     return rejected('middleware_rejected', decision.message);
   }
-  if ((run.callCounts.get(tool.name) ?? 0) >= tool.maxCalls) {
+  if (!tool.selfCharged && (run.callCounts.get(tool.name) ?? 0) >= tool.maxCalls) {
     return rejected(
       'call_budget_exhausted',
       `\`${tool.name}\` has used its ${tool.maxCalls} calls for this run; continue without it`,
@@ -258,16 +264,23 @@ export async function runToolCall(
     await endCall(state, { status: 'rejected', error: { code: 'identical_call', message: verdict.note } });
     stopRun(run, RunLimit.maxIdenticalToolCalls, run.limits.maxIdenticalToolCalls ?? 0, verdict.reason);
   }
-  run.callCounts.set(tool.name, (run.callCounts.get(tool.name) ?? 0) + 1);
-  state.charged = true;
+  if (!tool.selfCharged) {
+    run.callCounts.set(tool.name, (run.callCounts.get(tool.name) ?? 0) + 1);
+    state.charged = true;
+  }
 
-  const executed = await execute(run, tool, call.input, state.context);
+  const executed = await execute(run, tool, call.input, state);
   let ending: Ending = executed.ok
     ? finishResult(run, tool, executed.value, call.id)
-    : {
-        status: executed.status,
-        error: { code: executed.status === 'timed_out' ? 'timeout' : 'tool_error', message: errorText(executed.error) },
-      };
+    : executed.error instanceof ToolCallError && executed.status === 'failed'
+      ? { status: executed.error.status, error: { code: executed.error.code, message: executed.error.message } }
+      : {
+          status: executed.status,
+          error: {
+            code: executed.status === 'timed_out' ? 'timeout' : 'tool_error',
+            message: errorText(executed.error),
+          },
+        };
   const bytes = ending.content === undefined ? 0 : byteLength(ending.content);
   if (ending.status === 'succeeded' && bytes > tool.maxResultBytes) {
     const message = `The result shown would be ${bytes} bytes, over the ${tool.maxResultBytes}-byte limit of \`${tool.name}\``;

@@ -1,0 +1,277 @@
+/**
+ * The built-in `render_design` tool, offered when the harness has a renderer and a vision model:
+ * render a candidate (the current design patched, or an earlier render patched further) and
+ * have the vision model review it. Every render is checked like a proposal before it is made.
+ */
+import { canonicalJson } from '../../core/canonical-json.js';
+import { firstDifference } from '../design/first-difference.js';
+import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
+import type { ResolvedLimits } from '../limits.js';
+import type { VisionImage } from '../models/types.js';
+import {
+  applyToDesign,
+  checkAgainstSpec,
+  checkPolicies,
+  isRefusal,
+  type ProposalRules,
+} from '../run/check-proposal.js';
+import { raceSignals, startDeadline } from '../run/race.js';
+import { deepFreeze, type RunContext } from '../run/run-context.js';
+import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
+import { RENDER_REF_PATTERN } from '../visual/render-store.js';
+import type { Renderer } from '../visual/renderer.js';
+import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
+import type { AgentTool, ToolContext } from './agent-tool.js';
+import { chargeCall } from './call-charge.js';
+import { questionsSchema } from './inspect-visual.js';
+import { ToolCallError } from './tool-call-error.js';
+
+/** Name of the built-in render tool. */
+export const RENDER_DESIGN = 'render_design';
+
+/** The input of `render_design`. */
+interface RenderInput {
+  readonly patch: readonly JsonPatchOperation[];
+  readonly base_render_ref?: string;
+  readonly questions?: readonly string[];
+}
+
+/** The result of `render_design`: the review and the ref of the render (bytes never appear here). */
+interface RenderOutput {
+  readonly visual_review: JsonValue;
+  readonly render_ref: string;
+}
+
+/** What the render tool works with, fixed per harness. */
+export interface RenderSetup {
+  readonly renderer: Renderer;
+  readonly vision: VisionSetup;
+  readonly rules: ProposalRules;
+}
+
+const OPERATION = {
+  type: 'object',
+  properties: {
+    op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
+    path: { type: 'string' },
+    from: { type: 'string' },
+    value: {},
+  },
+  required: ['op', 'path'],
+  additionalProperties: false,
+};
+
+/** The input schema of `render_design` (generic: the design schema never appears in it). */
+export function renderDesignSchema(limits: ResolvedLimits): object {
+  return {
+    type: 'object',
+    properties: {
+      patch: {
+        type: 'array',
+        items: OPERATION,
+        description:
+          'RFC 6902 JSON Patch to preview: against the current design, or against the render named by base_render_ref. An empty patch renders it unchanged',
+      },
+      base_render_ref: {
+        type: 'string',
+        pattern: RENDER_REF_PATTERN,
+        description: 'The render_ref of an earlier successful render of this run to patch further',
+      },
+      questions: questionsSchema(limits.maxReviewQuestions, limits.maxQuestionLength),
+    },
+    required: ['patch'],
+    additionalProperties: false,
+  };
+}
+
+/** The time limit of one `render_design` call: the render, then every vision attempt. */
+export function renderCallTimeout(limits: ResolvedLimits): number {
+  return limits.renderTimeoutMs + limits.visionTimeoutMs * (1 + limits.maxVisionRetries) + 1_000;
+}
+
+function rejected(code: string, message: string): never {
+  throw new ToolCallError('rejected', code, message);
+}
+
+class RenderTimeout extends Error {
+  constructor(ms: number) {
+    super(`the render did not finish within ${ms} ms`);
+  }
+}
+
+async function renderWithin(
+  run: RunContext,
+  setup: RenderSetup,
+  candidate: JsonValue,
+  renderRef: string,
+  baseRenderRef: string | undefined,
+): Promise<CheckedArtifact> {
+  const { limits } = run;
+  const deadline = startDeadline(run.clock, limits.renderTimeoutMs, () => new RenderTimeout(limits.renderTimeoutMs));
+  const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
+  let value: unknown;
+  try {
+    const context = {
+      runId: run.runId,
+      renderRef,
+      timeoutSignal,
+      ...(baseRenderRef === undefined ? {} : { baseRenderRef }),
+      ...(run.signal === undefined ? {} : { signal: run.signal }),
+    };
+    value = await raceSignals(
+      Promise.resolve().then(() => setup.renderer.render(candidate, context)),
+      [run.signal, timeoutSignal],
+    );
+  } catch (error) {
+    if (run.signal?.aborted) throw run.signal.reason;
+    if (run.runTimeout.aborted) throw run.runTimeout.reason;
+    const timedOut = deadline.signal.aborted;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ToolCallError(
+      timedOut ? 'timed_out' : 'failed',
+      timedOut ? 'render_timeout' : 'render_failed',
+      `Rendering \`${renderRef}\` failed: ${reason}`,
+      { cause: error },
+    );
+  } finally {
+    deadline.cancel();
+  }
+  const checked = checkArtifact(value, {
+    maxBytes: limits.maxRenderBytes,
+    maxMetadataBytes: limits.maxArtifactMetadataBytes,
+    imageOnly: true,
+  });
+  if (!checked.ok)
+    throw new ToolCallError('failed', 'render_invalid', `The render \`${renderRef}\` is unusable: ${checked.problem}`);
+  return checked.artifact;
+}
+
+/** The definition of `render_design` (its body is bound per run by {@link renderDesignTool}). */
+export function renderDesignDefinition(limits: ResolvedLimits): AgentTool<RenderInput, RenderOutput> {
+  return {
+    name: RENDER_DESIGN,
+    description:
+      'Render a candidate design and have a vision model review it: give a JSON Patch against the current design, or against an earlier render (base_render_ref) to refine it. Returns the review and a render_ref; commit_render makes a render your proposal. Nothing is applied. When editing is not allowed, only the current design can be rendered (an empty patch).',
+    inputSchema: renderDesignSchema(limits) as AgentTool['inputSchema'],
+    timeoutMs: renderCallTimeout(limits),
+    execute: unbound,
+  };
+}
+
+/** The body of a built-in before a run binds it. */
+export function unbound(): never {
+  throw new Error('A built-in tool was called outside a run');
+}
+
+/** Build the run's `render_design` tool from its definition. */
+export function renderDesignTool(
+  run: RunContext,
+  setup: RenderSetup,
+  definition: AgentTool,
+): AgentTool<RenderInput, RenderOutput> {
+  const { limits, renders } = run;
+  return {
+    ...(definition as AgentTool<RenderInput, RenderOutput>),
+    async execute(input, context: ToolContext) {
+      const baseRef = input.base_render_ref;
+      const base = baseRef === undefined ? undefined : renders.get(baseRef);
+      if (baseRef !== undefined && base === undefined) {
+        const known =
+          renders
+            .list()
+            .map((record) => `\`${record.ref}\``)
+            .join(', ') || 'none';
+        rejected(
+          'unknown_render_ref',
+          `Unknown render ref \`${baseRef}\`: use the render_ref of a successful render of this run (known: ${known})`,
+        );
+      }
+      const baseDesign = base?.candidate ?? run.design;
+      const applied = applyToDesign(run, baseDesign, input.patch);
+      if (isRefusal(applied)) {
+        rejected(
+          applied.code,
+          `The patch does not apply to ${base === undefined ? 'the current design' : `\`${base.ref}\``}: ${applied.message}`,
+        );
+      }
+      // One patch relative to the run's design, re-applied to prove it gives the same candidate.
+      const composed = [...(base?.patch ?? []), ...input.patch];
+      const proof = applyToDesign(run, run.design, composed, 'composed_patch');
+      if (isRefusal(proof)) {
+        rejected(
+          proof.code,
+          `The patch composed with \`${base?.ref}\` (${composed.length} operations from the current design) is refused: ${proof.message}`,
+        );
+      }
+      const mismatch = firstDifference(proof, applied);
+      if (mismatch !== null) {
+        rejected(
+          'composition_mismatch',
+          `The composed patch does not reproduce the candidate (first difference at \`${mismatch}\`); render from the current design instead`,
+        );
+      }
+      const candidate = deepFreeze(applied);
+      const candidateJson = canonicalJson(candidate);
+      const changed = candidateJson !== canonicalJson(run.design);
+      if (!run.canEdit && changed) {
+        rejected(
+          'edit_not_allowed',
+          'Editing is not allowed in this run: only the current design can be rendered, with an empty patch',
+        );
+      }
+      if (changed) {
+        const failed = await checkAgainstSpec(setup.rules.spec, candidate);
+        if (failed !== null) rejected(failed.code, failed.message);
+      }
+      const refused = await checkPolicies(setup.rules.policies, {
+        runId: run.runId,
+        phase: 'render',
+        request: setup.rules.request,
+        message: '',
+        patch: composed,
+        ...(baseRef === undefined ? {} : { renderRef: baseRef }),
+        base: run.design,
+        candidate,
+        changed,
+        canEdit: run.canEdit,
+        capabilities: run.capabilities,
+        toolOutcomes: run.outcomes(),
+      });
+      if (refused !== null) rejected(refused.code, refused.message);
+      const unchanged = candidateJson === canonicalJson(baseDesign);
+      if (unchanged && renders.unchangedInARow >= limits.maxUnchangedRenders) {
+        rejected(
+          'unchanged_render_limit',
+          `The last ${renders.unchangedInARow} renders changed nothing from their base: change the design before rendering again`,
+        );
+      }
+      if (renders.charged >= limits.maxRenders) {
+        rejected(
+          'render_budget_exhausted',
+          `This run has used its ${limits.maxRenders} renders; continue without rendering`,
+        );
+      }
+      const ref = renders.charge(unchanged);
+      chargeCall(context);
+      const artifact = await renderWithin(run, setup, candidate, ref, baseRef);
+      const images: VisionImage[] =
+        base === undefined
+          ? [{ label: `${ref}: the candidate design as rendered`, artifact }]
+          : [
+              { label: `${base.ref}: the base render`, artifact: base.artifact },
+              { label: `${ref}: the new render (the base with the patch applied)`, artifact },
+            ];
+      const purpose = base === undefined ? 'render_review' : 'comparison';
+      const { review } = await reviewVisually(run, setup.vision, {
+        purpose,
+        questions: questionsFor(purpose, input.questions),
+        images,
+        structured: true,
+        stepId: context.stepId,
+        toolCallId: context.callId,
+      });
+      renders.add({ ref, baseRef, patch: composed, candidate, changed, artifact, review });
+      return { visual_review: review, render_ref: ref };
+    },
+  };
+}
