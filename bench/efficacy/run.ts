@@ -1,0 +1,38 @@
+/**
+ * Guard-efficacy benchmark: each scripted scenario with each framework (the openai SDK's tool
+ * runner, the AI SDK, LangChain's createAgent, OpenAI Agents), stock and with hyphae.
+ *
+ *   node --import tsx bench/efficacy/run.ts      # ~15 s
+ *
+ * Writes bench/results/efficacy.json and bench/results/efficacy.md. A scenario whose expectation
+ * hyphae missed with a framework is printed and reported as MISSED; it does not fail the run.
+ */
+import { relative } from 'node:path';
+import { runEfficacy } from './efficacy.js';
+import { writeReport } from './report.js';
+
+function commandLine(): string {
+  return ['node', ...process.execArgv, relative(process.cwd(), process.argv[1] ?? ''), ...process.argv.slice(2)].join(
+    ' ',
+  );
+}
+
+const started = performance.now();
+const rows = await runEfficacy();
+for (const row of rows) {
+  const pair = (read: (run: typeof row.stock) => number) => `${read(row.stock)} → ${read(row.hyphae)}`;
+  console.log(
+    [
+      row.framework.id.padEnd(14),
+      row.scenario.id.padEnd(11),
+      `executions ${pair((run) => run.toolExecutions)}`.padEnd(20),
+      `model calls ${pair((run) => run.modelCalls)}`.padEnd(21),
+      `effects ${pair((run) => run.effects)}`.padEnd(16),
+      row.missed === null ? 'met' : `MISSED: ${row.missed}`,
+    ].join(' '),
+  );
+}
+await writeReport(rows, commandLine());
+console.log(
+  `wrote bench/results/efficacy.json and bench/results/efficacy.md in ${Math.round(performance.now() - started)} ms`,
+);
