@@ -39,7 +39,10 @@ export class ActiveClaim {
   readonly #clock: Clock;
   readonly #leaseTtlMs: number;
   #current: TransitionRecord;
-  #queue: Promise<unknown> = Promise.resolve();
+  /** The last write started or queued; the next one waits for it unless none is pending. */
+  #queue: Promise<unknown> | null = null;
+  /** Writes started or queued and not yet settled. */
+  #pending = 0;
   #fenced: LedgerFencedError | null = null;
   /** A boundary reached in memory (a clean `sideEffect` exit) that rides on the next write. */
   #pendingBoundary: Boundary = 'not_crossed';
@@ -75,12 +78,24 @@ export class ActiveClaim {
 
   /** Apply `patch` durably; throws LedgerFencedError when the claim was taken over. */
   write(operation: string, patch: Patch): Promise<TransitionRecord> {
-    const run = this.#queue.then(() => this.#write(operation, patch));
-    this.#queue = run.catch(() => undefined);
+    // An idle claim writes at once; a busy one queues behind its last write, however that ended.
+    const go = (): Promise<TransitionRecord> => this.#write(operation, patch);
+    const run = this.#pending === 0 || this.#queue === null ? go() : this.#queue.then(go, go);
+    this.#pending += 1;
+    this.#queue = run;
     return run;
   }
 
   async #write(operation: string, patch: Patch): Promise<TransitionRecord> {
+    try {
+      return await this.#attempt(operation, patch);
+    } finally {
+      this.#pending -= 1;
+    }
+  }
+
+  /** One write, retried while the store's answer is uncertain; the caller keeps `#pending` right. */
+  async #attempt(operation: string, patch: Patch): Promise<TransitionRecord> {
     if (this.#fenced !== null) throw this.#fenced;
     let lastError: unknown;
     // Writes whose reply was lost: any of them may have landed, and is then this claim's own write.

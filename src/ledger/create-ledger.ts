@@ -117,10 +117,13 @@ export function createLedger(options: LedgerOptions): Ledger {
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
       // Preparing the call can throw (arguments with no JSON form): that refuses before any claim.
-      const run = Promise.resolve().then(() => {
+      let run: Promise<unknown>;
+      try {
         const call = prepareCall(spec, agentId, policyVersion, args, callOptions, runScope.get());
-        return execute(ctx, call, body, callOptions);
-      });
+        run = execute(ctx, call, body, callOptions);
+      } catch (error) {
+        run = Promise.reject(error);
+      }
       if (receipts === undefined) return run;
       // Every refusal gets a BLOCKED receipt before the error reaches the caller.
       return run.catch(async (error: unknown) => {

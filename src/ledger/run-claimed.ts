@@ -110,7 +110,7 @@ export async function runClaimed(
     return value;
   }
   // The receipt never changes the result: its failures go to the logger, and the sweep repairs them.
-  await afterRecorded(ctx, completed);
+  if (ctx.receipts !== undefined || ctx.onEvent !== undefined) await afterRecorded(ctx, completed);
   return value;
 }
 

@@ -1,7 +1,6 @@
 /**
  * Transition identity: the args fingerprint, the transition key and the ticket index key.
  */
-import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint, sha256Hex } from '../core/fingerprint.js';
 import type { SideEffectClass } from './envelope.js';
 import type { LedgerScope, RecordKind } from './transition-record.js';
@@ -47,30 +46,53 @@ export interface TransitionKeyInput {
   readonly dispatchId?: string;
 }
 
+const quote = JSON.stringify;
+
+/** The canonical JSON of a normalised scope: its members in code-unit order (node, runId, threadId). */
+function scopeJson(scope: LedgerScope): string {
+  let out = '';
+  if (scope.node !== undefined) out += `,"node":${quote(scope.node)}`;
+  if (scope.runId !== undefined) out += `,"runId":${quote(scope.runId)}`;
+  if (scope.threadId !== undefined) out += `,"threadId":${quote(scope.threadId)}`;
+  return `{${out.slice(1)}}`;
+}
+
 /**
- * SHA-256 hex of the RFC 8785 canonical JSON of the transition's identity.
+ * SHA-256 hex of the RFC 8785 canonical JSON of the transition's identity:
+ * `{ agentId, argsFingerprint, dispatchId?, kind?, policyVersion, schema, scope, sideEffectClass, tool }`.
  *
- * Tasks add `kind: 'task'` so a task and a tool of the same name never share a key.
+ * The members are written in their canonical order directly (strings serialise as in
+ * `canonicalJson`); a test checks the text against `canonicalJson` of the same object. Tasks add
+ * `kind: 'task'` so a task and a tool of the same name never share a key.
  */
 export function transitionKey(input: TransitionKeyInput): string {
-  return sha256Hex(
-    canonicalJson({
-      schema: TRANSITION_KEY_SCHEMA,
-      ...(input.kind === 'task' ? { kind: 'task' } : {}),
-      scope: normalizeScope(input.scope),
-      tool: input.tool,
-      argsFingerprint: input.argsFingerprint,
-      sideEffectClass: input.sideEffectClass,
-      agentId: input.agentId,
-      policyVersion: input.policyVersion,
-      ...(input.dispatchId === undefined ? {} : { dispatchId: input.dispatchId }),
-    }),
+  return sha256Hex(transitionKeyText(input));
+}
+
+/** The canonical JSON that {@link transitionKey} hashes. */
+export function transitionKeyText(input: TransitionKeyInput): string {
+  return (
+    `{"agentId":${quote(input.agentId)},"argsFingerprint":${quote(input.argsFingerprint)}` +
+    (input.dispatchId === undefined ? '' : `,"dispatchId":${quote(input.dispatchId)}`) +
+    (input.kind === 'task' ? ',"kind":"task"' : '') +
+    `,"policyVersion":${quote(input.policyVersion)},"schema":"${TRANSITION_KEY_SCHEMA}"` +
+    `,"scope":${scopeJson(normalizeScope(input.scope))},"sideEffectClass":${quote(input.sideEffectClass)}` +
+    `,"tool":${quote(input.tool)}}`
   );
 }
 
 /** The ticket index entry of a ticket in a run scope (thread and run; the node is not part of it). */
 export function ticketKey(scope: LedgerScope, agentId: string, ticket: string): string {
-  return sha256Hex(
-    canonicalJson({ schema: TICKET_KEY_SCHEMA, agentId, threadId: scope.threadId, runId: scope.runId, ticket }),
+  return sha256Hex(ticketKeyText(scope, agentId, ticket));
+}
+
+/** The canonical JSON that {@link ticketKey} hashes: `{ agentId, runId?, schema, threadId?, ticket }`. */
+export function ticketKeyText(scope: LedgerScope, agentId: string, ticket: string): string {
+  return (
+    `{"agentId":${quote(agentId)}` +
+    (scope.runId === undefined ? '' : `,"runId":${quote(scope.runId)}`) +
+    `,"schema":"${TICKET_KEY_SCHEMA}"` +
+    (scope.threadId === undefined ? '' : `,"threadId":${quote(scope.threadId)}`) +
+    `,"ticket":${quote(ticket)}}`
   );
 }

@@ -24,9 +24,10 @@ export function createMemoryStorage(): LedgerStorage {
   }
 
   // Records are copied on the way in and stored deep-frozen, so they can be handed out without a
-  // copy and no caller can change stored state by reference. The JSON round trip also gives the
-  // stored form the durable drivers give (undefined members dropped).
-  const copy = (record: TransitionRecord): TransitionRecord => deepFreeze(JSON.parse(JSON.stringify(record)));
+  // copy and no caller can change stored state by reference. The copy has the stored form the
+  // durable drivers give (the JSON form: undefined members dropped).
+  const frozen = new WeakSet<object>();
+  const copy = (record: TransitionRecord): TransitionRecord => frozenRecord(record, frozen);
 
   return {
     capabilities: Object.freeze({ name: 'memory', crossProcess: false, durable: false }),
@@ -96,10 +97,97 @@ export function createMemoryStorage(): LedgerStorage {
   };
 }
 
-function deepFreeze<T>(value: T): T {
+const NOT_PLAIN = Symbol('not plain JSON');
+
+/**
+ * A deep-frozen copy of a record in its stored form: the record's own fields only, in a fixed shape
+ * (which also keeps freezing cheap), undefined members dropped. Objects this store froze before
+ * are shared, not copied, so an update that spreads a stored record copies only what changed.
+ */
+function frozenRecord(r: TransitionRecord, frozen: WeakSet<object>): TransitionRecord {
+  const out: { -readonly [K in keyof TransitionRecord]: TransitionRecord[K] } = {
+    key: r.key,
+    kind: r.kind,
+    tool: r.tool,
+    agentId: r.agentId,
+    policyVersion: r.policyVersion,
+    scope: frozenJsonCopy(r.scope, frozen) as TransitionRecord['scope'],
+    ticket: r.ticket,
+    ticketKey: r.ticketKey,
+    argsFingerprint: r.argsFingerprint,
+    sideEffectClass: r.sideEffectClass,
+    retryPermission: r.retryPermission,
+    spendability: r.spendability,
+    outcome: r.outcome,
+    boundary: r.boundary,
+    owner: r.owner,
+    fence: r.fence,
+    version: r.version,
+    leaseUntil: r.leaseUntil,
+    lastHeartbeatAt: r.lastHeartbeatAt,
+    attempts: r.attempts,
+    error: frozenJsonCopy(r.error, frozen) as TransitionRecord['error'],
+    externalOperationRef: r.externalOperationRef,
+    providerIdempotencyKey: r.providerIdempotencyKey,
+    firstAttemptAt: r.firstAttemptAt,
+    operatorResolution: frozenJsonCopy(r.operatorResolution, frozen) as TransitionRecord['operatorResolution'],
+    receiptRef: r.receiptRef,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    completedAt: r.completedAt,
+  };
+  if (r.result !== undefined) out.result = frozenJsonCopy(r.result, frozen) as TransitionRecord['result'];
+  return Object.freeze(out);
+}
+
+/** A deep-frozen copy of a JSON value in its JSON form (objects frozen before are shared). */
+function frozenJsonCopy(value: unknown, frozen: WeakSet<object>): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  try {
+    return plainCopy(value, frozen, 0);
+  } catch (error) {
+    if (error !== NOT_PLAIN) throw error;
+    // Dates, `toJSON`, class instances, non-finite numbers: JSON itself decides their form.
+    return deepFreeze(JSON.parse(JSON.stringify(value)), frozen);
+  }
+}
+
+function plainCopy(value: unknown, frozen: WeakSet<object>, depth: number): unknown {
+  if (typeof value !== 'object') {
+    if (typeof value === 'string' || typeof value === 'boolean') return value;
+    if (typeof value === 'number' && Number.isFinite(value)) return value;
+    throw NOT_PLAIN;
+  }
+  if (value === null || frozen.has(value)) return value;
+  if (depth > 64) throw NOT_PLAIN;
+  let out: unknown[] | Record<string, unknown>;
+  if (Array.isArray(value)) {
+    out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const member = value[i];
+      out[i] = member === undefined ? null : plainCopy(member, frozen, depth + 1);
+    }
+  } else {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) throw NOT_PLAIN;
+    // Built member by member from `{}`: objects of one shape then share their frozen shape.
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member !== undefined) copy[key] = plainCopy(member, frozen, depth + 1);
+    }
+    out = copy;
+  }
+  Object.freeze(out);
+  frozen.add(out);
+  return out;
+}
+
+function deepFreeze<T>(value: T, frozen: WeakSet<object>): T {
   if (value !== null && typeof value === 'object') {
-    for (const member of Object.values(value)) deepFreeze(member);
+    for (const member of Object.values(value)) deepFreeze(member, frozen);
     Object.freeze(value);
+    frozen.add(value);
   }
   return value;
 }

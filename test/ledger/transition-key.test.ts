@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   argsFingerprint,
@@ -11,6 +12,7 @@ import {
   transitionKey,
 } from '../../src/index.js';
 import { prepareCall, type RunContext, resolveSpec } from '../../src/ledger/prepare-call.js';
+import { ticketKeyText, transitionKeyText } from '../../src/ledger/transition-key.js';
 import type { CallOptions } from '../../src/ledger/types.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -194,5 +196,55 @@ describe('ticketKey', () => {
     const canonicalTicket = canonicalJson({ schema: 'hyphae.ticket/v1', agentId: 'agent', ticket: 'c1' });
 
     expect(ticketKey({}, 'agent', 'c1')).toBe(sha256(canonicalTicket));
+  });
+});
+
+describe('key texts written member by member are the canonical JSON of the identity', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 12 });
+  const maybe = fc.option(text, { nil: undefined });
+  const scope = fc.record({ threadId: maybe, runId: maybe, node: maybe });
+
+  it('the transition key text equals canonicalJson of its object, for any strings and scope', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ scope, tool: text, argsFingerprint: text, agentId: text, policyVersion: text, dispatchId: maybe }),
+        fc.constantFrom('read', 'single_use', 'keyed_mutate'),
+        fc.boolean(),
+        (input, sideEffectClass, task) => {
+          const identity = { ...input, sideEffectClass, ...(task ? { kind: 'task' as const } : {}) } as const;
+          const expected = canonicalJson({
+            schema: TRANSITION_KEY_SCHEMA,
+            ...(task ? { kind: 'task' } : {}),
+            scope: { threadId: input.scope.threadId, runId: input.scope.runId, node: input.scope.node },
+            tool: input.tool,
+            argsFingerprint: input.argsFingerprint,
+            sideEffectClass,
+            agentId: input.agentId,
+            policyVersion: input.policyVersion,
+            dispatchId: input.dispatchId,
+          });
+          expect(transitionKeyText(identity)).toBe(expected);
+          expect(transitionKey(identity)).toBe(sha256(expected));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('the ticket key text equals canonicalJson of its object; the node is not part of it', () => {
+    fc.assert(
+      fc.property(scope, text, text, (s, agentId, ticket) => {
+        const expected = canonicalJson({
+          schema: 'hyphae.ticket/v1',
+          agentId,
+          threadId: s.threadId,
+          runId: s.runId,
+          ticket,
+        });
+        expect(ticketKeyText(s, agentId, ticket)).toBe(expected);
+        expect(ticketKey(s, agentId, ticket)).toBe(sha256(expected));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

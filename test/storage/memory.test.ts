@@ -38,4 +38,32 @@ describe('memory storage itself', () => {
     await storage.close();
     await assert.rejects(storage.create(makeTestRecord()));
   });
+
+  it("stores the JSON form, deep-frozen, cut off from the caller's objects", async () => {
+    const storage = createMemoryStorage();
+    const when = new Date(Date.UTC(2026, 0, 2));
+    const scope = { threadId: 't1', runId: undefined };
+    const record = {
+      ...makeTestRecord({ key: 'k-json' }),
+      scope,
+      result: { when, list: [1, undefined], gone: undefined },
+    };
+    const created = await storage.create(record as never);
+    scope.threadId = 'changed';
+    const stored = await storage.get('k-json');
+    expect(stored).toBe(created.record);
+    expect(stored?.scope).toEqual({ threadId: 't1' });
+    expect(stored?.result).toEqual({ when: when.toISOString(), list: [1, null] });
+    expect(Object.isFrozen(stored)).toBe(true);
+    expect(Object.isFrozen(stored?.scope)).toBe(true);
+    expect(Object.isFrozen((stored?.result as { list?: unknown[] } | undefined)?.list)).toBe(true);
+
+    // An update built by spreading the stored record is stored frozen too, with the change applied.
+    const next = { ...(stored as NonNullable<typeof stored>), version: 2, result: { n: Number.NaN, ok: true } };
+    expect(await storage.update('k-json', 1, next)).toBe(true);
+    const updated = await storage.get('k-json');
+    expect(updated?.result).toEqual({ n: null, ok: true });
+    expect(updated?.scope).toEqual({ threadId: 't1' });
+    expect(Object.isFrozen(updated?.result)).toBe(true);
+  });
 });

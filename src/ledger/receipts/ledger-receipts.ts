@@ -101,9 +101,14 @@ export async function settleReceipt(
  * After a receipt-worthy write landed: report it, emit its receipt, write the ref. Returns the
  * record as stored now (with its ref when that was written). Never throws.
  */
-export async function afterRecorded(ctx: ExecutorContext, record: TransitionRecord): Promise<TransitionRecord> {
+export function afterRecorded(
+  ctx: ExecutorContext,
+  record: TransitionRecord,
+): Promise<TransitionRecord> | TransitionRecord {
   notify(ctx, { type: 'transition_recorded', record });
-  return (await settleReceipt(ctx, record, true)).record ?? record;
+  // Without receipts there is nothing to settle: no promise on the hot path.
+  if (ctx.receipts === undefined) return record;
+  return settleReceipt(ctx, record, true).then((settled) => settled.record ?? record);
 }
 
 /**
