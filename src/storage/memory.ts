@@ -136,7 +136,7 @@ function frozenRecord(r: TransitionRecord, frozen: WeakSet<object>): TransitionR
     updatedAt: r.updatedAt,
     completedAt: r.completedAt,
   };
-  if (r.result !== undefined) out.result = frozenJsonCopy(r.result, frozen) as TransitionRecord['result'];
+  if (r.result !== undefined) out.result = frozenJsonCopy(r.result, frozen) as NonNullable<TransitionRecord['result']>;
   return Object.freeze(out);
 }
 

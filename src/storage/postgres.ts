@@ -6,7 +6,7 @@ import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilit
 import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, toStorageError } from './postgres/pool.js';
 import { createStatement, listStatement, rowRecord, storedRow, updateStatement } from './postgres/queries.js';
 import { migrationError, migrationSql, tableNames } from './postgres/schema.js';
-import { decodeRecord, encodeCursor, encodeRecord } from './record-codec.js';
+import { createdResult, encodeCursor, encodeRecord } from './record-codec.js';
 
 export type { PgPoolLike, PgQueryResultLike } from './postgres/pool.js';
 export {
@@ -121,7 +121,7 @@ export function createPostgresStorage(
           const { rows } = await pool.query(statement.text, statement.values);
           const found = rows.map((row) => ({ status: (row as { status?: unknown }).status, row }));
           if (found.some((entry) => entry.status === 'created')) {
-            return { created: true, record: decodeRecord(doc, locationOf(record.key)) };
+            return createdResult(doc, locationOf(record.key));
           }
           for (const conflict of ['key', 'ticket'] as const) {
             const entry = found.find((candidate) => candidate.status === conflict);

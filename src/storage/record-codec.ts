@@ -32,6 +32,24 @@ export function decodeRecord(text: string, location: string): TransitionRecord {
   return parsed as TransitionRecord;
 }
 
+/**
+ * The result of a create that stored `doc`: the stored record is decoded from the document only
+ * when someone reads it (the ledger keeps the record it wrote), once.
+ */
+export function createdResult(
+  doc: string,
+  location: string,
+): { readonly created: true; readonly record: TransitionRecord } {
+  let record: TransitionRecord | undefined;
+  return {
+    created: true,
+    get record(): TransitionRecord {
+      record ??= decodeRecord(doc, location);
+      return record;
+    },
+  };
+}
+
 /** Position of a record in the list order (newest update first, then key descending). */
 export interface ListPosition {
   readonly updatedAt: number;

@@ -3,7 +3,7 @@
  */
 import type { TransitionRecord } from '../ledger/transition-record.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
-import { decodeRecord, encodeRecord } from './record-codec.js';
+import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
 import {
   borrowedConnection,
   createScriptRunner,
@@ -108,7 +108,7 @@ export function createRedisStorage(
         const doc = encodeRecord(record);
         const args = [recordPrefix, record.key, ...recordArgs(record, doc)];
         const [status, text] = replyArray(await scripts.run(client, CREATE_RECORD_SCRIPT, keys, args)).map(replyText);
-        if (status === 'created') return { created: true, record: decodeRecord(doc, locationOf(record.key)) };
+        if (status === 'created') return createdResult(doc, locationOf(record.key));
         if ((status === 'key' || status === 'ticket') && typeof text === 'string') {
           return { created: false, conflict: status, record: decodeRecord(text, locationOf(record.key)) };
         }

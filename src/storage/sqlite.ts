@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { LedgerStorageUnavailableError } from '../errors.js';
 import type { TransitionRecord } from '../ledger/transition-record.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
-import { decodeCursor, decodeRecord, encodeCursor, encodeRecord, listLimit } from './record-codec.js';
+import { createdResult, decodeCursor, encodeCursor, encodeRecord, listLimit } from './record-codec.js';
 import { mapSqliteError } from './sqlite/map-sqlite-error.js';
 import { isTransientFile, openSqliteConnection, type SqliteConnection } from './sqlite/open-connection.js';
 import { sqliteTables } from './sqlite/schema.js';
@@ -132,6 +132,34 @@ export function createSqliteStorage(
   const decode = (row: unknown): TransitionRecord | null =>
     row === undefined ? null : decodeTransitionRow(row, location);
 
+  type Conflict = { readonly conflict: 'key' | 'ticket'; readonly record: TransitionRecord };
+  // One transaction function per connection, made once (better-sqlite3 wraps each in a new function).
+  const creates = new WeakMap<SqliteConnection, (record: TransitionRecord, doc: string) => Conflict | null>();
+  function createInTransaction({ db, statements }: SqliteConnection) {
+    // Both checks and the insert run under one write lock. Two creators A and B of one key or
+    // ticket, in this process or another:
+    //   A: BEGIN IMMEDIATE takes the lock      B: BEGIN IMMEDIATE waits (up to busy_timeout)
+    //   A: no row by key or ticket → INSERT, COMMIT
+    //   B: takes the lock, finds A's row → returns it as the conflict; writes nothing
+    const transaction = db.transaction((record: TransitionRecord, doc: string): Conflict | null => {
+      const byKey = decode(statements.selectByKey.get(record.key));
+      if (byKey !== null) return { conflict: 'key', record: byKey };
+      const holder = record.ticketKey === null ? null : decode(statements.selectByTicket.get(record.ticketKey));
+      if (holder !== null) return { conflict: 'ticket', record: holder };
+      statements.insert.run(...insertParams(record, doc));
+      return null;
+    });
+    return (record: TransitionRecord, doc: string) => transaction.immediate(record, doc);
+  }
+  function createFor(connection: SqliteConnection) {
+    let create = creates.get(connection);
+    if (create === undefined) {
+      create = createInTransaction(connection);
+      creates.set(connection, create);
+    }
+    return create;
+  }
+
   return {
     capabilities: Object.freeze({ name: 'sqlite', crossProcess: !transient, durable: !transient }),
     location,
@@ -146,24 +174,10 @@ export function createSqliteStorage(
 
     async create(record) {
       const doc = encodeRecord(record);
-      return run('create', ({ db, statements }): CreateResult => {
-        // Both checks and the insert run under one write lock. Two creators A and B of one key or
-        // ticket, in this process or another:
-        //   A: BEGIN IMMEDIATE takes the lock      B: BEGIN IMMEDIATE waits (up to busy_timeout)
-        //   A: no row by key or ticket → INSERT, COMMIT
-        //   B: takes the lock, finds A's row → returns it as the conflict; writes nothing
-        const existing = db
-          .transaction(() => {
-            const byKey = decode(statements.selectByKey.get(record.key));
-            if (byKey !== null) return { conflict: 'key' as const, record: byKey };
-            const holder = record.ticketKey === null ? null : decode(statements.selectByTicket.get(record.ticketKey));
-            if (holder !== null) return { conflict: 'ticket' as const, record: holder };
-            statements.insert.run(...insertParams(record, doc));
-            return null;
-          })
-          .immediate();
+      return run('create', (connection): CreateResult => {
+        const existing = createFor(connection)(record, doc);
         if (existing !== null) return { created: false, ...existing };
-        return { created: true, record: decodeRecord(doc, `${location}#${record.key}`) };
+        return createdResult(doc, `${location}#${record.key}`);
       });
     },
 

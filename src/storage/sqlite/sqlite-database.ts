@@ -16,9 +16,9 @@ export interface SqliteStatement {
 }
 
 /** A function wrapped in a transaction by {@link SqliteDatabase.transaction}. */
-export interface SqliteTransaction<T> {
+export interface SqliteTransaction<T, A extends unknown[] = []> {
   /** Run inside `BEGIN IMMEDIATE … COMMIT` (a savepoint when a transaction is already open). */
-  immediate(): T;
+  immediate(...args: A): T;
 }
 
 /** A SQLite connection: a better-sqlite3 `Database`, or anything with the same methods. */
@@ -32,6 +32,6 @@ export interface SqliteDatabase {
   prepare(source: string): SqliteStatement;
   exec(source: string): unknown;
   pragma(source: string): unknown;
-  transaction<T>(fn: () => T): SqliteTransaction<T>;
+  transaction<T, A extends unknown[] = []>(fn: (...args: A) => T): SqliteTransaction<T, A>;
   close(): unknown;
 }
