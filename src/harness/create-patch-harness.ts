@@ -10,7 +10,8 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { budgetFuse } from '../fuses/budget.js';
 import { createFuseBox, type FuseBoxOptions } from '../fuses/fuse-box.js';
 import { loopFuse } from '../fuses/loop.js';
-import { compactToolResults } from './context-policy/compact-tool-results.js';
+import { type AssetProvider, checkAssetProviders } from './assets/asset-provider.js';
+import { compactSupersededResults } from './context-policy/compact-superseded-results.js';
 import type { ModelContextPolicy } from './context-policy/context-policy.js';
 import { compileDesignSpec, type DesignSpec } from './design/design-spec.js';
 import { HarnessConfigError } from './errors.js';
@@ -25,9 +26,11 @@ import type { AgentTool } from './tools/agent-tool.js';
 import { COMMIT_RENDER, COMMIT_RENDER_DEFINITION } from './tools/commit-render.js';
 import { compileTool, compileTools } from './tools/compile-tools.js';
 import { createEvidenceStore } from './tools/evidence-store.js';
+import { INSPECT_ASSET, inspectAssetDefinition } from './tools/inspect-asset.js';
 import { blankQuestion, INSPECT_VISUAL, inspectVisualDefinition } from './tools/inspect-visual.js';
 import { RENDER_DESIGN, renderDesignDefinition } from './tools/render-design.js';
 import { RETRIEVE_EVIDENCE, retrieveEvidenceTool } from './tools/retrieve-evidence.js';
+import { blankQuery, searchAssetsDefinition, searchToolName } from './tools/search-assets.js';
 import type { ToolMiddleware } from './tools/tool-middleware.js';
 import { createRenderer, type Renderer, type RenderFunction } from './visual/renderer.js';
 import type { VisionSetup } from './visual/review-visually.js';
@@ -55,9 +58,11 @@ export interface PatchHarnessOptions {
   /** The structured review schema and the reviewer's guidance. */
   readonly visualReview?: VisualReviewOptions;
   readonly tools?: readonly AgentTool[];
+  /** Named asset sources, offered as `search_assets_<name>` (and, with `visionModel`, `inspect_asset`). */
+  readonly assetProviders?: readonly AssetProvider[];
   readonly middleware?: readonly ToolMiddleware[];
   readonly candidatePolicies?: readonly CandidatePolicy[];
-  /** Default {@link compactToolResults} with `afterModelCalls: 3`. */
+  /** Default {@link compactSupersededResults}. */
   readonly contextPolicy?: ModelContextPolicy;
   readonly limits?: HarnessLimits;
   /** Application guidance, sent after the harness's contract in the system message. */
@@ -176,12 +181,15 @@ export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
     throw new HarnessConfigError('instructions', 'expected a string');
   }
   const vision = visionOf(visionModel, options.visualReview);
-  const tools = compileTools(options.tools ?? [], limits, [
-    RETRIEVE_EVIDENCE,
-    INSPECT_VISUAL,
-    RENDER_DESIGN,
-    COMMIT_RENDER,
-  ]);
+  const providers = checkAssetProviders(options.assetProviders);
+  const searches = providers.map((provider) => ({
+    provider,
+    tool: compileTool(searchAssetsDefinition(provider, limits) as AgentTool, limits, searchToolName(provider), {
+      precheck: blankQuery,
+    }),
+  }));
+  const reserved = [RETRIEVE_EVIDENCE, INSPECT_VISUAL, RENDER_DESIGN, COMMIT_RENDER, INSPECT_ASSET];
+  const tools = compileTools(options.tools ?? [], limits, [...reserved, ...searches.map((search) => search.tool.name)]);
   // Compiled once (schema and settings); each run swaps in a body bound to its own state.
   const builtIns = Object.freeze({
     retrieve: compileTool(retrieveEvidenceTool(createEvidenceStore(), limits), limits, RETRIEVE_EVIDENCE, {
@@ -202,6 +210,14 @@ export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
           }),
     commit:
       renderer === undefined ? undefined : compileTool(COMMIT_RENDER_DEFINITION as AgentTool, limits, COMMIT_RENDER),
+    inspectAsset:
+      vision === undefined || providers.length === 0
+        ? undefined
+        : compileTool(inspectAssetDefinition(limits) as AgentTool, limits, INSPECT_ASSET, {
+            selfCharged: true,
+            precheck: blankQuestion,
+          }),
+    searches: Object.freeze(searches),
   });
   const fuses: FuseBoxOptions = {
     keepLog: false,
@@ -221,7 +237,7 @@ export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
     builtIns,
     middleware: named(options.middleware, 'middleware', ''),
     policies: named(options.candidatePolicies, 'candidatePolicies', 'check'),
-    contextPolicy: options.contextPolicy ?? compactToolResults({ afterModelCalls: 3 }),
+    contextPolicy: options.contextPolicy ?? compactSupersededResults(),
     system: systemMessage(options.instructions, spec.promptSchema),
     clock: options.clock ?? systemClock,
     fuseBox: () => createFuseBox(fuses),

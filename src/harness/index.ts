@@ -3,6 +3,21 @@
  * document, validated and bounded, never applied. Re-exports only.
  */
 
+export {
+  type ApprovedAsset,
+  ASSET_PROVIDER_NAME_PATTERN,
+  type Asset,
+  type AssetPreviewContext,
+  type AssetProvenance,
+  type AssetProvider,
+  type AssetSearchContext,
+  SEARCH_ASSETS_PREFIX,
+} from './assets/asset-provider.js';
+export { ASSET_REF_PATTERN } from './assets/asset-registry.js';
+export {
+  type CompactSupersededResultsOptions,
+  compactSupersededResults,
+} from './context-policy/compact-superseded-results.js';
 export type { CompactToolResultsOptions } from './context-policy/compact-tool-results.js';
 export { compactToolResults } from './context-policy/compact-tool-results.js';
 export type { ContextPolicyInfo, ModelContextPolicy } from './context-policy/context-policy.js';
@@ -137,6 +152,7 @@ export {
 export { COMMIT_RENDER } from './tools/commit-render.js';
 export { TOOL_NAME_PATTERN } from './tools/compile-tools.js';
 export { EVIDENCE_REF_PATTERN } from './tools/evidence-store.js';
+export { INSPECT_ASSET } from './tools/inspect-asset.js';
 export { INSPECT_VISUAL } from './tools/inspect-visual.js';
 export { RENDER_DESIGN } from './tools/render-design.js';
 export { EvidenceRetrievalError, RETRIEVE_EVIDENCE } from './tools/retrieve-evidence.js';

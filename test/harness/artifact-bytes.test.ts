@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createPatchHarness, type HarnessEvent } from '../../src/harness/index.js';
 import { poster, posterSpec } from './helpers/fixtures.js';
 import { calls, final, ScriptedMainModel } from './helpers/scripted-main-model.js';
-import { bytesIn, expectNoBytes, recordingRenderer, ScriptedVisionModel } from './helpers/visual.js';
+import { bytesIn, expectNoBytes, image, recordingRenderer, ScriptedVisionModel } from './helpers/visual.js';
 
 const base = { request: 'Make it ocean blue', design: poster(), canEdit: true };
 const blue = [{ op: 'replace', path: '/color', value: '#0055aa' }];
@@ -55,5 +55,39 @@ describe('artifact bytes', () => {
     expect(
       events.filter((e) => e.type === 'model_call_started').map((e) => e.type === 'model_call_started' && e.purpose),
     ).toEqual(['main', 'render_review', 'main', 'comparison', 'main', 'main']);
+  });
+
+  it('never enter events, traces, outcomes or approved assets of asset inspections and input artifacts', async () => {
+    const events: HarnessEvent[] = [];
+    const model = new ScriptedMainModel([
+      calls(['search_assets_stock', { query: 'wave' }]),
+      calls(['inspect_asset', { asset_ref: 'asset:1' }], ['inspect_asset', { asset_ref: 'asset:2' }]),
+      calls(['inspect_visual', { artifact_id: 'sketch' }]),
+      final('Done.'),
+    ]);
+    const harness = createPatchHarness({
+      designSpec: posterSpec,
+      mainModel: model,
+      visionModel: new ScriptedVisionModel(),
+      assetProviders: [
+        {
+          name: 'stock',
+          search: () => [
+            { id: 'eager', preview: image('eager') },
+            { id: 'lazy', previewLoader: () => image('lazy') },
+          ],
+        },
+      ],
+    });
+
+    const result = await harness.run({
+      ...base,
+      inputArtifacts: [{ id: 'sketch', kind: 'sketch', load: () => image('sketch') }],
+      onEvent: (event) => events.push(event),
+    });
+
+    expect(result.toolOutcomes.map((o) => o.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expectNoBytes({ ...everything(result, events), approvedAssets: result.approvedAssets });
+    expectNoBytes(model.requests.map((request) => request.messages));
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Candidate policies: application rules a proposal must meet before it is returned.
  */
+import type { ApprovedAsset } from '../assets/asset-provider.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ToolOutcome } from '../tools/agent-tool.js';
 
@@ -30,6 +31,8 @@ export interface CandidateContext {
   readonly capabilities: readonly string[];
   /** Every tool outcome of the run so far, in order. */
   readonly toolOutcomes: readonly ToolOutcome[];
+  /** Assets found by this run's asset searches, with provenance: what a candidate may use. */
+  readonly approvedAssets: readonly ApprovedAsset[];
 }
 
 /** A policy's verdict; a refusal's `message` is shown to the model, which may try again. */

@@ -164,6 +164,7 @@ export async function checkProposal(
     canEdit: run.canEdit,
     capabilities: run.capabilities,
     toolOutcomes: outcomes,
+    approvedAssets: run.assets.approved(),
   });
   if (failed !== null) return refuse(failed, fingerprint);
   return { ok: true, design: candidate, changed, patch, fingerprint };

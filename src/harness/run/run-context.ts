@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../../core/clock.js';
 import type { FuseRun } from '../../fuses/run-box.js';
+import type { AssetRegistry } from '../assets/asset-registry.js';
 import type { EventInput } from '../events.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
@@ -32,6 +33,8 @@ export interface RunContext {
   readonly inputs: InputArtifactStore;
   /** The run's renders and the committed one. */
   readonly renders: RenderStore;
+  /** The assets found by this run's searches. */
+  readonly assets: AssetRegistry;
   readonly middleware: readonly ToolMiddleware[];
   /** The loop guard and the provider-token budget (fuses that are off allow everything). */
   readonly fuses: FuseRun;

@@ -4,6 +4,7 @@
  * resets per work phase, i.e. whenever the model runs tools again); stop on any limit.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
+import type { ApprovedAsset } from '../assets/asset-provider.js';
 import { RunLimit, RunLimitExceeded } from '../errors.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelMessage, ModelToolCall, ModelUsage } from '../models/types.js';
@@ -41,6 +42,10 @@ export interface RunResult {
   /** Every model call of the run, main and vision, in order. */
   readonly modelCalls: readonly ModelCallTrace[];
   readonly usage: HarnessUsage;
+  /** Assets found by this run's asset searches, with provenance (never preview bytes). */
+  readonly approvedAssets: readonly ApprovedAsset[];
+  /** The render committed last (its chain is `patch`), or `null`. */
+  readonly committedRender: string | null;
 }
 
 /** What the loop runs with. */
@@ -225,6 +230,8 @@ export async function runLoop(
       traces: [...books.traces],
       modelCalls: [...books.modelCalls],
       usage: books.usage,
+      approvedAssets: run.assets.approved(),
+      committedRender: run.renders.committed?.ref ?? null,
     };
   }
 }

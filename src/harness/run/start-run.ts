@@ -4,6 +4,8 @@
  */
 import type { Clock } from '../../core/clock.js';
 import type { FuseBox } from '../../fuses/fuse-box.js';
+import type { AssetProvider } from '../assets/asset-provider.js';
+import { createAssetRegistry } from '../assets/asset-registry.js';
 import type { ModelContextPolicy } from '../context-policy/context-policy.js';
 import { DesignValidationError } from '../design/design-errors.js';
 import type { CompiledDesignSpec } from '../design/design-spec.js';
@@ -15,9 +17,11 @@ import type { MainModel, ModelMessage } from '../models/types.js';
 import { commitRenderTool } from '../tools/commit-render.js';
 import { type CompiledTool, offeredTools } from '../tools/compile-tools.js';
 import { createEvidenceStore } from '../tools/evidence-store.js';
+import { inspectAssetTool } from '../tools/inspect-asset.js';
 import { inspectVisualTool } from '../tools/inspect-visual.js';
 import { renderDesignTool } from '../tools/render-design.js';
 import { retrieveEvidenceTool } from '../tools/retrieve-evidence.js';
+import { searchAssetsTool } from '../tools/search-assets.js';
 import type { ToolMiddleware } from '../tools/tool-middleware.js';
 import { createRenderStore } from '../visual/render-store.js';
 import type { Renderer } from '../visual/renderer.js';
@@ -55,6 +59,9 @@ export interface BuiltInTemplates {
   readonly inspectVisual: CompiledTool | undefined;
   readonly render: CompiledTool | undefined;
   readonly commit: CompiledTool | undefined;
+  readonly inspectAsset: CompiledTool | undefined;
+  /** One search tool per provider, in the providers' order. */
+  readonly searches: readonly { readonly provider: AssetProvider; readonly tool: CompiledTool }[];
 }
 
 async function trustedDesign(setup: HarnessSetup, stored: unknown): Promise<JsonValue> {
@@ -92,6 +99,13 @@ function toolsOf(setup: HarnessSetup, run: RunContext, request: string): Map<str
     const rules = { spec: setup.spec, policies: setup.policies, request };
     builtIns.push(bind(render, renderDesignTool(run, { renderer, vision, rules }, render.tool)));
     builtIns.push(bind(commit, commitRenderTool(run)));
+  }
+  for (const search of setup.builtIns.searches) {
+    builtIns.push(bind(search.tool, searchAssetsTool(run, search.provider, search.tool.tool)));
+  }
+  const { inspectAsset } = setup.builtIns;
+  if (vision !== undefined && inspectAsset !== undefined) {
+    builtIns.push(bind(inspectAsset, inspectAssetTool(run, vision, inspectAsset.tool)));
   }
   if ([...offered, ...builtIns].some((tool) => tool.keepsEvidence)) {
     builtIns.push(bind(setup.builtIns.retrieve, retrieveEvidenceTool(run.evidence, run.limits)));
@@ -144,6 +158,7 @@ export async function startRun(setup: HarnessSetup, options: PatchRunOptions): P
       capabilities: input.capabilities,
       inputs,
       renders: createRenderStore(),
+      assets: createAssetRegistry(limits),
       middleware: setup.middleware,
       fuses,
       evidence: createEvidenceStore(),

@@ -2,6 +2,7 @@
  * Tools the agent may call, what each call learns about its run, and what every call ends as.
  */
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
+import type { ApprovedAsset } from '../assets/asset-provider.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { RenderedArtifact } from '../models/types.js';
 import type { InputArtifactDescriptor } from '../run/input-artifacts.js';
@@ -51,6 +52,8 @@ export interface ToolContext {
   loadInputArtifact(id: string): Promise<RenderedArtifact>;
   /** The run's successful renders by ref (`render:<n>`); each read gives a copy of the bytes. */
   readonly renderedArtifacts: Readonly<Record<string, RenderedArtifact>>;
+  /** Assets found by the asset searches of this run so far, with their provenance. */
+  readonly approvedAssets: readonly ApprovedAsset[];
   /** The caller's signal, unchanged. */
   readonly signal?: AbortSignal;
   /** Aborts when this call's or the run's time limit is reached. */

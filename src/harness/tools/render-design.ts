@@ -236,6 +236,7 @@ export function renderDesignTool(
         canEdit: run.canEdit,
         capabilities: run.capabilities,
         toolOutcomes: run.outcomes(),
+        approvedAssets: run.assets.approved(),
       });
       if (refused !== null) rejected(refused.code, refused.message);
       const unchanged = candidateJson === canonicalJson(baseDesign);

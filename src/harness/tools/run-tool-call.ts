@@ -119,6 +119,7 @@ function callContext(run: RunContext, call: ModelToolCall, place: CallPlace): Om
   return {
     loadInputArtifact: (id: string) => run.inputs.load(id),
     renderedArtifacts: run.renders.artifacts(),
+    approvedAssets: run.assets.approved(),
     runId: run.runId,
     step: place.step,
     stepId: place.stepId,

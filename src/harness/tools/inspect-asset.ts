@@ -1,0 +1,156 @@
+/**
+ * The built-in `inspect_asset` tool: look at an asset found in this run with the vision model.
+ * Its preview is loaded only here, once per run; a failed load is returned and may be retried;
+ * inspections have their own budget, charged only once a preview is in hand.
+ */
+import { ASSET_REF_PATTERN } from '../assets/asset-registry.js';
+import type { ResolvedLimits } from '../limits.js';
+import { raceSignals, startDeadline } from '../run/race.js';
+import type { RunContext } from '../run/run-context.js';
+import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
+import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
+import type { AgentTool } from './agent-tool.js';
+import { chargeCall } from './call-charge.js';
+import { questionsSchema } from './inspect-visual.js';
+import { unbound } from './render-design.js';
+import { ToolCallError } from './tool-call-error.js';
+
+/** Name of the built-in asset inspection tool. */
+export const INSPECT_ASSET = 'inspect_asset';
+
+interface InspectAssetInput {
+  readonly asset_ref: string;
+  readonly questions?: readonly string[];
+}
+
+/** The definition of `inspect_asset` (its body is bound per run by {@link inspectAssetTool}). */
+export function inspectAssetDefinition(limits: ResolvedLimits): AgentTool<InspectAssetInput> {
+  return {
+    name: INSPECT_ASSET,
+    description:
+      'Ask a vision model questions about the preview of an asset found by an asset search of this run (by its asset ref).',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        asset_ref: {
+          type: 'string',
+          pattern: ASSET_REF_PATTERN,
+          description: 'An asset ref from a search of this run',
+        },
+        questions: questionsSchema(limits.maxReviewQuestions, limits.maxQuestionLength),
+      },
+      required: ['asset_ref'],
+      additionalProperties: false,
+    },
+    timeoutMs: limits.assetPreviewTimeoutMs + limits.visionTimeoutMs * (1 + limits.maxVisionRetries) + 1_000,
+    execute: unbound,
+  };
+}
+
+class PreviewTimeout extends Error {
+  constructor(ms: number) {
+    super(`loading the preview did not finish within ${ms} ms`);
+  }
+}
+
+async function loadPreview(run: RunContext, ref: string): Promise<CheckedArtifact> {
+  const record = run.assets.get(ref);
+  const { limits } = run;
+  const deadline = startDeadline(
+    run.clock,
+    limits.assetPreviewTimeoutMs,
+    () => new PreviewTimeout(limits.assetPreviewTimeoutMs),
+  );
+  const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
+  let value: unknown = record?.preview;
+  try {
+    if (record?.previewLoader !== undefined) {
+      const loader = record.previewLoader;
+      const context = {
+        runId: run.runId,
+        assetRef: ref,
+        timeoutSignal,
+        ...(run.signal === undefined ? {} : { signal: run.signal }),
+      };
+      value = await raceSignals(
+        Promise.resolve().then(() => loader(context)),
+        [run.signal, timeoutSignal],
+      );
+    }
+  } catch (error) {
+    if (run.signal?.aborted) throw run.signal.reason;
+    if (run.runTimeout.aborted) throw run.runTimeout.reason;
+    const timedOut = deadline.signal.aborted;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ToolCallError(
+      timedOut ? 'timed_out' : 'failed',
+      'preview_load_failed',
+      `The preview of \`${ref}\` could not be loaded: ${reason}; you may try again`,
+      { cause: error },
+    );
+  } finally {
+    deadline.cancel();
+  }
+  const checked = checkArtifact(value, {
+    maxBytes: limits.maxAssetPreviewBytes,
+    maxMetadataBytes: limits.maxArtifactMetadataBytes,
+    imageOnly: true,
+  });
+  if (!checked.ok)
+    throw new ToolCallError('failed', 'preview_invalid', `The preview of \`${ref}\` is unusable: ${checked.problem}`);
+  return checked.artifact;
+}
+
+/** Build the run's `inspect_asset` tool from its definition. */
+export function inspectAssetTool(
+  run: RunContext,
+  vision: VisionSetup,
+  definition: AgentTool,
+): AgentTool<InspectAssetInput> {
+  return {
+    ...(definition as AgentTool<InspectAssetInput>),
+    async execute({ asset_ref: ref, questions }, context) {
+      const record = run.assets.get(ref);
+      if (record === undefined) {
+        const known =
+          run.assets
+            .approved()
+            .map((asset) => `\`${asset.ref}\``)
+            .join(', ') || 'none';
+        throw new ToolCallError(
+          'rejected',
+          'unknown_asset_ref',
+          `Unknown asset ref \`${ref}\`: use a ref from an asset search of this run (known: ${known})`,
+        );
+      }
+      if (!record.approved.hasPreview) {
+        throw new ToolCallError('rejected', 'no_preview', `Asset \`${ref}\` has no preview to look at`);
+      }
+      if (run.assets.inspections >= run.limits.maxAssetInspections) {
+        throw new ToolCallError(
+          'rejected',
+          'inspection_budget_exhausted',
+          `This run has used its ${run.limits.maxAssetInspections} asset inspections; continue without them`,
+        );
+      }
+      const artifact = await run.assets.preview(ref, () => loadPreview(run, ref));
+      run.assets.inspections += 1;
+      chargeCall(context);
+      const title = record.approved.title === null ? '' : ` (${record.approved.title})`;
+      const { review } = await reviewVisually(run, vision, {
+        purpose: 'asset_inspection',
+        questions: questionsFor('asset_inspection', questions),
+        images: [
+          {
+            label: `${ref}${title}: preview of asset \`${record.approved.id}\` from \`${record.approved.provider}\``,
+            artifact,
+          },
+        ],
+        structured: false,
+        stepId: context.stepId,
+        toolCallId: context.callId,
+      });
+      return { asset_ref: ref, answer: review };
+    },
+  };
+}
