@@ -63,6 +63,30 @@ const NOT_JSON: unique symbol = Symbol('not JSON');
 
 // The fast path builds no path strings: on the happy path they are pure cost. Anything it
 // refuses is serialised again by `serialize`, which names the offending path.
+// Quoted member names, reused: tool arguments repeat the same few names on every call.
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 4096;
+const QUOTED_KEY_MAX_LENGTH = 64;
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (key.length <= QUOTED_KEY_MAX_LENGTH && quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+/** The member names of `record` in UTF-16 code-unit order (the order RFC 8785 prescribes). */
+function sortedKeys(record: object): string[] {
+  const keys = Object.keys(record);
+  // Objects are often written in order already; checking is cheaper than sorting.
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) return keys.sort();
+  }
+  return keys;
+}
+
 function serializeFast(value: unknown, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
@@ -71,7 +95,8 @@ function serializeFast(value: unknown, depth: number): string | undefined {
       return value ? 'true' : 'false';
     case 'number':
       if (!Number.isFinite(value)) throw NOT_JSON;
-      return JSON.stringify(value);
+      // Number-to-String of a finite number is its JSON (and RFC 8785) form; -0 gives "0".
+      return `${value}`;
     case 'undefined':
       return undefined;
     case 'object':
@@ -93,13 +118,14 @@ function serializeFast(value: unknown, depth: number): string | undefined {
   const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) throw NOT_JSON;
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record).sort();
+  const keys = sortedKeys(record);
   let out = '{';
   let first = true;
-  for (const key of keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
     const member = serializeFast(record[key], depth + 1);
     if (member === undefined) continue;
-    out += `${first ? '' : ','}${JSON.stringify(key)}:${member}`;
+    out += first ? `${quoteKey(key)}:${member}` : `,${quoteKey(key)}:${member}`;
     first = false;
   }
   return `${out}}`;

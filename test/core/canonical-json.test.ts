@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CanonicalJsonError, canonicalJson } from '../../src/index.js';
 
@@ -105,5 +106,32 @@ describe('canonicalJson — JavaScript edge values', () => {
 
   it('ignores symbol-keyed members', () => {
     expect(canonicalJson({ a: 1, [Symbol('hidden')]: 2 })).toBe('{"a":1}');
+  });
+});
+
+describe('canonicalJson — against a reference serialiser on random JSON', () => {
+  // Sorted members, ECMAScript strings and numbers: the whole of RFC 8785 for values JSON can hold.
+  function reference(value: unknown): string {
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value).sort();
+      return `{${keys.map((key) => `${JSON.stringify(key)}:${reference((value as Record<string, unknown>)[key])}`).join(',')}}`;
+    }
+    return JSON.stringify(value);
+  }
+
+  it('matches for any JSON value, whatever the member order, twice in a row (cached names)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        expect(canonicalJson(value)).toBe(reference(value));
+        expect(canonicalJson(value)).toBe(reference(value));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps -0 as 0 and long member names exact', () => {
+    const long = `k${'\u2028"'.repeat(80)}`;
+    expect(canonicalJson({ [long]: -0, a: [1e21, 1.5e-7] })).toBe(`{"a":[1e+21,1.5e-7],${JSON.stringify(long)}:0}`);
   });
 });
