@@ -40,7 +40,7 @@ export function searchAssetsDefinition(provider: AssetProvider, limits: Resolved
     },
     maxCallsPerRun: provider.maxSearches ?? limits.maxAssetSearches,
     timeoutMs: provider.timeoutMs ?? limits.assetSearchTimeoutMs,
-    parallelSafe: true,
+    // Not parallel-safe: refs are numbered in call order, so that the same run gives the same refs.
     execute: unbound,
   };
 }
