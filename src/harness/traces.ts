@@ -101,7 +101,11 @@ function redactModelCall(data: ModelCallTraceData): Readonly<Record<string, unkn
     input:
       'messages' in input
         ? { messages: input.messages.map(redactMessage), tools: input.tools }
-        : { prompt: digest(input.prompt), images: input.images },
+        : {
+            prompt: digest(input.prompt),
+            // Labels can quote asset titles: only their digest is kept.
+            images: input.images.map(({ label, ...image }) => ({ ...image, label: digest(label) })),
+          },
     ...(output === undefined
       ? {}
       : {

@@ -45,6 +45,7 @@ describe('artifact bytes', () => {
     expect(bytesIn(vision.requests)).not.toEqual([]); // the bytes did reach the vision model, and the check sees them
     expectNoBytes(everything(result, events));
     expectNoBytes(model.requests.map((request) => request.messages));
+    expect(JSON.stringify(result.modelCalls.map((call) => call.redacted()))).not.toContain('the base render');
     const visionCall = result.modelCalls.find((call) => call.purpose === 'comparison');
     expect(visionCall?.input).toMatchObject({
       images: [

@@ -18,7 +18,7 @@ import {
 import { raceSignals, startDeadline } from '../run/race.js';
 import { deepFreeze, type RunContext } from '../run/run-context.js';
 import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
-import { RENDER_REF_PATTERN } from '../visual/render-store.js';
+import { RENDER_REF_PATTERN, type RenderRecord } from '../visual/render-store.js';
 import type { Renderer } from '../visual/renderer.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
 import type { AgentTool, ToolContext } from './agent-tool.js';
@@ -163,6 +163,90 @@ export function unbound(): never {
   throw new Error('A built-in tool was called outside a run');
 }
 
+/** A render's candidate, checked: everything a render needs before it is charged. */
+interface CheckedRender {
+  readonly base: RenderRecord | undefined;
+  /** The whole chain relative to the run's design. */
+  readonly composed: readonly JsonPatchOperation[];
+  readonly candidate: JsonValue;
+  readonly changed: boolean;
+  /** The candidate equals its base (the no-op guard counts these). */
+  readonly unchanged: boolean;
+}
+
+/** Steps 2 to 6 of a render: base, patch, composed chain, edit permission, spec, policies, no-op guard. */
+async function checkRender(run: RunContext, setup: RenderSetup, input: RenderInput): Promise<CheckedRender> {
+  const { renders, limits } = run;
+  const baseRef = input.base_render_ref;
+  const base = baseRef === undefined ? undefined : renders.get(baseRef);
+  if (baseRef !== undefined && base === undefined) {
+    const known = renders.list().map((record) => `\`${record.ref}\``);
+    rejected(
+      'unknown_render_ref',
+      `Unknown render ref \`${baseRef}\`: use the render_ref of a successful render of this run (known: ${known.join(', ') || 'none'})`,
+    );
+  }
+  const baseDesign = base?.candidate ?? run.design;
+  const applied = applyToDesign(run, baseDesign, input.patch);
+  if (isRefusal(applied)) {
+    const target = base === undefined ? 'the current design' : `\`${base.ref}\``;
+    rejected(applied.code, `The patch does not apply to ${target}: ${applied.message}`);
+  }
+  // One patch relative to the run's design, re-applied to prove it gives the same candidate.
+  const composed = [...(base?.patch ?? []), ...input.patch];
+  const proof = applyToDesign(run, run.design, composed, 'composed_patch');
+  if (isRefusal(proof)) {
+    rejected(
+      proof.code,
+      `The patch composed with \`${base?.ref}\` (${composed.length} operations from the current design) is refused: ${proof.message}`,
+    );
+  }
+  const mismatch = firstDifference(proof, applied);
+  if (mismatch !== null) {
+    rejected(
+      'composition_mismatch',
+      `The composed patch does not reproduce the candidate (first difference at \`${mismatch}\`); render from the current design instead`,
+    );
+  }
+  const candidate = deepFreeze(applied);
+  const candidateJson = canonicalJson(candidate);
+  const changed = candidateJson !== canonicalJson(run.design);
+  if (!run.canEdit && changed) {
+    rejected(
+      'edit_not_allowed',
+      'Editing is not allowed in this run: only the current design can be rendered, with an empty patch',
+    );
+  }
+  if (changed) {
+    const failed = await checkAgainstSpec(setup.rules.spec, candidate);
+    if (failed !== null) rejected(failed.code, failed.message);
+  }
+  const refused = await checkPolicies(setup.rules.policies, {
+    runId: run.runId,
+    phase: 'render',
+    request: setup.rules.request,
+    message: '',
+    patch: composed,
+    ...(baseRef === undefined ? {} : { renderRef: baseRef }),
+    base: run.design,
+    candidate,
+    changed,
+    canEdit: run.canEdit,
+    capabilities: run.capabilities,
+    toolOutcomes: run.outcomes(),
+    approvedAssets: run.assets.approved(),
+  });
+  if (refused !== null) rejected(refused.code, refused.message);
+  const unchanged = candidateJson === canonicalJson(baseDesign);
+  if (unchanged && renders.unchangedInARow >= limits.maxUnchangedRenders) {
+    rejected(
+      'unchanged_render_limit',
+      `The last ${renders.unchangedInARow} renders changed nothing from their base: change the design before rendering again`,
+    );
+  }
+  return { base, composed, candidate, changed, unchanged };
+}
+
 /** Build the run's `render_design` tool from its definition. */
 export function renderDesignTool(
   run: RunContext,
@@ -173,79 +257,7 @@ export function renderDesignTool(
   return {
     ...(definition as AgentTool<RenderInput, RenderOutput>),
     async execute(input, context: ToolContext) {
-      const baseRef = input.base_render_ref;
-      const base = baseRef === undefined ? undefined : renders.get(baseRef);
-      if (baseRef !== undefined && base === undefined) {
-        const known =
-          renders
-            .list()
-            .map((record) => `\`${record.ref}\``)
-            .join(', ') || 'none';
-        rejected(
-          'unknown_render_ref',
-          `Unknown render ref \`${baseRef}\`: use the render_ref of a successful render of this run (known: ${known})`,
-        );
-      }
-      const baseDesign = base?.candidate ?? run.design;
-      const applied = applyToDesign(run, baseDesign, input.patch);
-      if (isRefusal(applied)) {
-        rejected(
-          applied.code,
-          `The patch does not apply to ${base === undefined ? 'the current design' : `\`${base.ref}\``}: ${applied.message}`,
-        );
-      }
-      // One patch relative to the run's design, re-applied to prove it gives the same candidate.
-      const composed = [...(base?.patch ?? []), ...input.patch];
-      const proof = applyToDesign(run, run.design, composed, 'composed_patch');
-      if (isRefusal(proof)) {
-        rejected(
-          proof.code,
-          `The patch composed with \`${base?.ref}\` (${composed.length} operations from the current design) is refused: ${proof.message}`,
-        );
-      }
-      const mismatch = firstDifference(proof, applied);
-      if (mismatch !== null) {
-        rejected(
-          'composition_mismatch',
-          `The composed patch does not reproduce the candidate (first difference at \`${mismatch}\`); render from the current design instead`,
-        );
-      }
-      const candidate = deepFreeze(applied);
-      const candidateJson = canonicalJson(candidate);
-      const changed = candidateJson !== canonicalJson(run.design);
-      if (!run.canEdit && changed) {
-        rejected(
-          'edit_not_allowed',
-          'Editing is not allowed in this run: only the current design can be rendered, with an empty patch',
-        );
-      }
-      if (changed) {
-        const failed = await checkAgainstSpec(setup.rules.spec, candidate);
-        if (failed !== null) rejected(failed.code, failed.message);
-      }
-      const refused = await checkPolicies(setup.rules.policies, {
-        runId: run.runId,
-        phase: 'render',
-        request: setup.rules.request,
-        message: '',
-        patch: composed,
-        ...(baseRef === undefined ? {} : { renderRef: baseRef }),
-        base: run.design,
-        candidate,
-        changed,
-        canEdit: run.canEdit,
-        capabilities: run.capabilities,
-        toolOutcomes: run.outcomes(),
-        approvedAssets: run.assets.approved(),
-      });
-      if (refused !== null) rejected(refused.code, refused.message);
-      const unchanged = candidateJson === canonicalJson(baseDesign);
-      if (unchanged && renders.unchangedInARow >= limits.maxUnchangedRenders) {
-        rejected(
-          'unchanged_render_limit',
-          `The last ${renders.unchangedInARow} renders changed nothing from their base: change the design before rendering again`,
-        );
-      }
+      const { base, composed, candidate, changed, unchanged } = await checkRender(run, setup, input);
       if (renders.charged >= limits.maxRenders) {
         rejected(
           'render_budget_exhausted',
@@ -254,7 +266,7 @@ export function renderDesignTool(
       }
       const ref = renders.charge(unchanged);
       chargeCall(context);
-      const artifact = await renderWithin(run, setup, candidate, ref, baseRef);
+      const artifact = await renderWithin(run, setup, candidate, ref, base?.ref);
       const images: VisionImage[] =
         base === undefined
           ? [{ label: `${ref}: the candidate design as rendered`, artifact }]
@@ -271,7 +283,7 @@ export function renderDesignTool(
         stepId: context.stepId,
         toolCallId: context.callId,
       });
-      renders.add({ ref, baseRef, patch: composed, candidate, changed, artifact, review });
+      renders.add({ ref, baseRef: base?.ref, patch: composed, candidate, changed, artifact, review });
       return { visual_review: review, render_ref: ref };
     },
   };
