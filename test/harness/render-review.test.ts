@@ -7,6 +7,7 @@ import {
   ModelAuthError,
   type PatchHarnessOptions,
   type RenderedArtifact,
+  RunLimitExceeded,
   type ToolMiddleware,
 } from '../../src/harness/index.js';
 import { poster, posterSpec } from './helpers/fixtures.js';
@@ -310,6 +311,20 @@ describe('render_design: rendering and review', () => {
     const reviewed = await harness.run(base);
     expect(reviewed.toolOutcomes[0]?.result).toMatchObject({ visual_review: 'fine' });
     expect(reviewed.modelCalls.filter((c) => c.kind === 'vision').map((c) => c.status)).toEqual(['error', 'ok']);
+  });
+});
+
+describe('render budgets', () => {
+  it('books vision usage against the provider-token budget and stops the run past it', async () => {
+    const model = new ScriptedMainModel([calls(['render_design', { patch: blue }]), final('ok')]);
+    const greedy = new ScriptedVisionModel([{ text: 'fine', usage: { inputTokens: 100_000, outputTokens: 0 } }]);
+    const { harness } = setup(model, { limits: { maxProviderTokens: 50_000, maxOutputTokens: 1_000 } }, greedy);
+
+    const error = await harness.run(base).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(RunLimitExceeded);
+    expect(error).toMatchObject({ limit: 'maxProviderTokens', value: 50_000 });
+    expect(model.requests).toHaveLength(1);
   });
 });
 

@@ -34,7 +34,8 @@ export interface ModelStepResult {
   readonly usage: ModelUsage | undefined;
 }
 
-function budgetStop(run: RunContext, reason: string): RunLimitExceeded {
+/** The run stopped on its provider-token budget. */
+export function budgetStop(run: RunContext, reason: string): RunLimitExceeded {
   const value = run.limits.maxProviderTokens ?? 0;
   return new RunLimitExceeded({
     limit: RunLimit.maxProviderTokens,
@@ -44,7 +45,8 @@ function budgetStop(run: RunContext, reason: string): RunLimitExceeded {
   });
 }
 
-function usageShape(usage: ModelUsage | undefined): unknown {
+/** A usage report in the shape the budget fuse reads. */
+export function usageShape(usage: ModelUsage | undefined): unknown {
   if (usage === undefined) return undefined;
   return {
     inputTokens: usage.inputTokens,

@@ -75,6 +75,8 @@ async function execute(run: RunContext, tool: CompiledTool, input: unknown, stat
   } catch (error) {
     if (run.signal?.aborted) throw run.signal.reason;
     if (run.runTimeout.aborted) throw run.runTimeout.reason;
+    // A built-in that hit one of this run's limits (the provider-token budget) stops the run.
+    if (error instanceof RunLimitExceeded && error.runId === run.runId) throw error;
     if (deadline.signal.aborted)
       return { ok: false as const, status: ToolOutcomeStatus.timed_out, error: deadline.signal.reason as unknown };
     return { ok: false as const, status: ToolOutcomeStatus.failed, error };

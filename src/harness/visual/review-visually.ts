@@ -16,6 +16,7 @@ import type {
   VisionResponse,
   VisionReviewRequest,
 } from '../models/types.js';
+import { budgetStop, usageShape } from '../run/model-step.js';
 import { raceSignals, startDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
@@ -182,6 +183,16 @@ export async function reviewVisually(run: RunContext, setup: VisionSetup, call: 
         elapsedMs,
       });
     };
+    // The provider-token budget covers vision calls too: the prompt is estimated (images are not).
+    const { verdict, reservation } = run.fuses.checkModelCall({
+      model: setup.model.id,
+      messages: [{ role: 'user', content: prompt }],
+      maxOutputTokens: run.limits.maxOutputTokens,
+    });
+    if (!verdict.allowed) {
+      deadline.cancel();
+      throw budgetStop(run, verdict.reason);
+    }
     run.emit({ type: 'model_call_started', kind: 'vision', purpose: call.purpose, stepId: call.stepId, callId });
     let response: VisionResponse;
     try {
@@ -189,6 +200,7 @@ export async function reviewVisually(run: RunContext, setup: VisionSetup, call: 
       response = await raceSignals(work, [run.signal, timeoutSignal]);
     } catch (error) {
       deadline.cancel();
+      if (reservation !== null) run.fuses.release(reservation);
       const code = (error as { code?: unknown } | null)?.code;
       const message = error instanceof Error ? error.message : String(error);
       record('error', { error: { code: typeof code === 'string' ? code : 'model_error', message } }, undefined);
@@ -202,6 +214,14 @@ export async function reviewVisually(run: RunContext, setup: VisionSetup, call: 
     const usage = checkedUsage(response?.usage);
     const text = typeof response?.text === 'string' ? response.text : '';
     const model = typeof response?.model === 'string' ? { model: response.model } : {};
+    const booking = run.fuses.recordModelUsage(usageShape(usage), {
+      model: typeof response?.model === 'string' ? response.model : setup.model.id,
+      reservation,
+    });
+    if (!booking.verdict.allowed) {
+      record('ok', { ...model, output: { text, toolCalls: [] } }, usage);
+      throw budgetStop(run, booking.verdict.reason);
+    }
     if (!structured) {
       record('ok', { ...model, output: { text, toolCalls: [] } }, usage);
       return { review: text, attempts: attempt };
