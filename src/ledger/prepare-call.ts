@@ -2,7 +2,7 @@
  * Turn a spec, arguments and call options into the identity of one transition.
  */
 import { canonicalJson } from '../core/canonical-json.js';
-import { fingerprint } from '../core/fingerprint.js';
+import { fingerprint, sha256Hex } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
 import {
   CLASS_DEFAULTS,
@@ -12,7 +12,13 @@ import {
   type Spendability,
 } from './envelope.js';
 import type { GateAttempt } from './resolve-gate.js';
-import { argsFingerprint, normalizeScope, ticketKey, transitionKey } from './transition-key.js';
+import {
+  argsFingerprint,
+  normalizeScope,
+  type TransitionKeyTemplate,
+  ticketKey,
+  transitionKeyTemplate,
+} from './transition-key.js';
 import type { LedgerScope, RecordKind } from './transition-record.js';
 import type { ArgsDriftPolicy, CallOptions, Reconciler, TaskSpec, ToolIdentity, ToolSpec } from './types.js';
 
@@ -119,6 +125,24 @@ function taskIdOf(spec: ResolvedSpec, args: unknown, options: CallOptions & { ta
   return fingerprint(args ?? null);
 }
 
+// The quoted constant members of each spec's keys, per ledger identity (agent, policy version).
+const templates = new WeakMap<ResolvedSpec, TransitionKeyTemplate>();
+
+function templateOf(spec: ResolvedSpec, agentId: string, policyVersion: string): TransitionKeyTemplate {
+  const cached = templates.get(spec);
+  if (cached !== undefined && cached.constants.agentId === agentId && cached.constants.policyVersion === policyVersion)
+    return cached;
+  const template = transitionKeyTemplate({
+    ...(spec.kind === 'task' ? { kind: 'task' as const } : {}),
+    tool: spec.name,
+    sideEffectClass: spec.sideEffectClass,
+    agentId,
+    policyVersion,
+  });
+  templates.set(spec, template);
+  return template;
+}
+
 /** Compute the identity of one call. */
 export function prepareCall(
   spec: ResolvedSpec,
@@ -147,15 +171,7 @@ export function prepareCall(
       ticketKey: null,
       argsFingerprint: identity,
       attempt,
-      key: transitionKey({
-        kind: 'task',
-        scope,
-        tool: spec.name,
-        argsFingerprint: identity,
-        sideEffectClass: spec.sideEffectClass,
-        agentId,
-        policyVersion,
-      }),
+      key: sha256Hex(templateOf(spec, agentId, policyVersion).text(identity, scope, undefined)),
     };
   }
   const fp = argsFingerprint(args, spec.excludedParams);
@@ -169,14 +185,12 @@ export function prepareCall(
     ticketKey: ticket === null || spec.onArgsDrift === 'off' ? null : ticketKey(scope, agentId, ticket),
     argsFingerprint: fp,
     attempt,
-    key: transitionKey({
-      scope,
-      tool: spec.name,
-      argsFingerprint: fp,
-      sideEffectClass: spec.sideEffectClass,
-      agentId,
-      policyVersion,
-      ...(spec.identity === 'call' && dispatchId !== undefined ? { dispatchId } : {}),
-    }),
+    key: sha256Hex(
+      templateOf(spec, agentId, policyVersion).text(
+        fp,
+        scope,
+        spec.identity === 'call' && dispatchId !== undefined ? dispatchId : undefined,
+      ),
+    ),
   };
 }

@@ -71,14 +71,39 @@ export function transitionKey(input: TransitionKeyInput): string {
 
 /** The canonical JSON that {@link transitionKey} hashes. */
 export function transitionKeyText(input: TransitionKeyInput): string {
-  return (
-    `{"agentId":${quote(input.agentId)},"argsFingerprint":${quote(input.argsFingerprint)}` +
-    (input.dispatchId === undefined ? '' : `,"dispatchId":${quote(input.dispatchId)}`) +
-    (input.kind === 'task' ? ',"kind":"task"' : '') +
-    `,"policyVersion":${quote(input.policyVersion)},"schema":"${TRANSITION_KEY_SCHEMA}"` +
-    `,"scope":${scopeJson(normalizeScope(input.scope))},"sideEffectClass":${quote(input.sideEffectClass)}` +
-    `,"tool":${quote(input.tool)}}`
-  );
+  return transitionKeyTemplate(input).text(input.argsFingerprint, input.scope, input.dispatchId);
+}
+
+/** The parts of a transition key fixed for one tool of one ledger. */
+export type TransitionKeyConstants = Pick<
+  TransitionKeyInput,
+  'kind' | 'tool' | 'sideEffectClass' | 'agentId' | 'policyVersion'
+>;
+
+/** Key texts of one tool of one ledger: the constant members are quoted once. */
+export interface TransitionKeyTemplate {
+  readonly constants: TransitionKeyConstants;
+  /** The canonical JSON of the transition with these variable members. */
+  text(argsFingerprint: string, scope: LedgerScope, dispatchId: string | undefined): string;
+}
+
+/** Quote the constant members of a tool's keys once, for {@link transitionKeyText}'s text. */
+export function transitionKeyTemplate(constants: TransitionKeyConstants): TransitionKeyTemplate {
+  const head = `{"agentId":${quote(constants.agentId)},"argsFingerprint":`;
+  const middle =
+    (constants.kind === 'task' ? ',"kind":"task"' : '') +
+    `,"policyVersion":${quote(constants.policyVersion)},"schema":"${TRANSITION_KEY_SCHEMA}","scope":`;
+  const tail = `,"sideEffectClass":${quote(constants.sideEffectClass)},"tool":${quote(constants.tool)}}`;
+  return {
+    constants,
+    text: (argsFingerprint, scope, dispatchId) =>
+      head +
+      quote(argsFingerprint) +
+      (dispatchId === undefined ? '' : `,"dispatchId":${quote(dispatchId)}`) +
+      middle +
+      scopeJson(normalizeScope(scope)) +
+      tail,
+  };
 }
 
 /** The ticket index entry of a ticket in a run scope (thread and run; the node is not part of it). */
