@@ -7,6 +7,8 @@
  * 2. A refund the agent was never granted is answered with a refusal that says it did NOT happen.
  * 3. A history with a function call that never got its result is repaired before the model sees
  *    it (`callModelInputFilter`).
+ * 4. A token budget is checked before each model request (`guardModel`): the request that could
+ *    cross it is not sent, and the run rejects with `ModelCallRefusedError`.
  *
  * Run: npx tsx examples/openai-agents-guardrails.ts
  */
@@ -24,8 +26,14 @@ import {
 } from '@openai/agents';
 import { z } from 'zod';
 // Published as `hyphae/openai-agents` and `hyphae`.
-import { createGuardPipeline, guardAgentTools, hyphaeCallModelInputFilter } from '../src/adapters/openai-agents.js';
-import { createFuseBox, createLedger, createMemoryStorage, permissionFuse } from '../src/index.js';
+import {
+  createGuardPipeline,
+  guardAgentTools,
+  guardModel,
+  hyphaeCallModelInputFilter,
+  ModelCallRefusedError,
+} from '../src/adapters/openai-agents.js';
+import { budgetFuse, createFuseBox, createLedger, createMemoryStorage, permissionFuse } from '../src/index.js';
 
 setTracingDisabled(true);
 
@@ -146,3 +154,43 @@ const synthesized = sent.find((item) => item.type === 'function_call_result');
 console.log(
   `the model was told: ${JSON.stringify(synthesized && 'output' in synthesized ? synthesized.output : null)}`,
 );
+
+// 4. A token budget, checked before each model request.
+let requests = 0;
+const lookupInvoice = tool({
+  name: 'lookup_invoice',
+  description: 'Look an invoice up',
+  parameters: z.object({ invoice: z.string() }),
+  execute: async ({ invoice }) => `${invoice}: open`,
+});
+// Every answer costs 600 tokens and asks for one more invoice.
+const spendingModel: Model = {
+  async getResponse() {
+    requests++;
+    return {
+      usage: new Usage({ requests: 1, inputTokens: 550, outputTokens: 50, totalTokens: 600 }),
+      output: [functionCall(`call_${requests}`, 'lookup_invoice', { invoice: `inv_${requests}` })],
+    };
+  },
+  // biome-ignore lint/correctness/useYield: this example never streams
+  async *getStreamedResponse() {
+    throw new Error('not streamed');
+  },
+};
+const budgeted = createGuardPipeline({
+  fuses: createFuseBox({ budget: budgetFuse({ maxTokens: 1_500 }) }),
+  defaultMaxOutputTokens: 200,
+});
+// The model and the tools guard the same run: the one the run's context names.
+const audit = { threadId: 'billing-thread-3', runId: 'audit-invoices' };
+const auditor = new Agent({
+  name: 'auditor',
+  model: guardModel(spendingModel, budgeted, { ...audit, model: 'gpt-4o-mini' }),
+  tools: guardAgentTools([lookupInvoice], budgeted),
+});
+try {
+  await run(auditor, 'Audit every open invoice', { context: audit });
+} catch (error) {
+  if (!(error instanceof ModelCallRefusedError)) throw error;
+  console.log(`the budget stopped the run after ${requests} model requests (\`${error.refusal.code}\`)`);
+}

@@ -1,9 +1,10 @@
 /**
  * `hyphae/openai-agents`: the guard pipeline for `@openai/agents` — guarded function tools, a
- * tool input guardrail that ends a stopped run, and a model input filter that repairs the
- * transcript.
+ * tool input guardrail that ends a stopped run, a model input filter that repairs the transcript,
+ * and a guarded `Model` (or `ModelProvider`) that runs the budget before each model request.
  */
 export { guardAgentTool, guardAgentTools } from './openai-agents/guard-agent-tool.js';
+export { guardModel, guardModelProvider } from './openai-agents/guard-model.js';
 export { hyphaeCallModelInputFilter } from './openai-agents/input-filter.js';
 export { hyphaeToolInputGuardrail } from './openai-agents/input-guardrail.js';
 export type {
@@ -13,13 +14,19 @@ export type {
   AgentGuards,
   AgentInputFilterOptions,
   AgentModelInputData,
+  AgentModelLike,
+  AgentModelProviderLike,
+  AgentModelRequestLike,
   AgentRunScope,
   AgentScopeOptions,
   AgentToolGuardrailData,
   AgentToolGuardrailOutput,
   AgentToolInputGuardrail,
   AgentToolLike,
+  GuardAgentModelOptions,
   GuardAgentToolOptions,
+  GuardedAgentModel,
+  GuardedAgentModelProvider,
 } from './openai-agents/types.js';
 export {
   createGuardPipeline,
@@ -31,7 +38,10 @@ export {
   type GuardRun,
   type GuardRunOptions,
   type LedgerToolOptions,
+  type ModelCallCheck,
+  type ModelCallGate,
   RefusalStage,
   type ToolCacheOptions,
   type ToolCallOutcome,
 } from './pipeline.js';
+export { ModelCallRefusedError } from './shared/errors.js';

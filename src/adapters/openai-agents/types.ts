@@ -95,3 +95,54 @@ export type AgentCallModelInputFilter = <I>(args: {
   readonly modelData: AgentModelInputData<I>;
   readonly context?: unknown;
 }) => AgentModelInputData<I>;
+
+/** What the model guard reads of a `ModelRequest`. */
+export interface AgentModelRequestLike {
+  readonly systemInstructions?: string | undefined;
+  readonly input: string | readonly unknown[];
+  readonly modelSettings?: { readonly maxTokens?: number | undefined } | undefined;
+  readonly tools?: readonly unknown[] | undefined;
+  readonly handoffs?: readonly unknown[] | undefined;
+  readonly outputType?: unknown;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A `Model` of `@openai/agents`: what {@link guardModel} wraps. */
+export interface AgentModelLike {
+  readonly supportsPromptModelSelection?: boolean | undefined;
+  getResponse(request: never): Promise<unknown>;
+  getStreamedResponse(request: never): AsyncIterable<unknown>;
+  getRetryAdvice?(args: never): unknown;
+}
+
+/** The guarded copy of a model: the same `Model` methods, none of its other members. */
+export type GuardedAgentModel<M extends AgentModelLike> = Pick<
+  M,
+  Extract<keyof M, 'getResponse' | 'getStreamedResponse' | 'getRetryAdvice' | 'supportsPromptModelSelection'>
+>;
+
+/** A `ModelProvider` of `@openai/agents` (`Runner({ modelProvider })`). */
+export interface AgentModelProviderLike {
+  getModel(modelName?: string): Promise<AgentModelLike> | AgentModelLike;
+}
+
+/** The guarded copy of a provider: each model it gives is guarded. */
+export interface GuardedAgentModelProvider<P extends AgentModelProviderLike> {
+  getModel(modelName?: string): Promise<GuardedAgentModel<Awaited<ReturnType<P['getModel']>>>>;
+}
+
+/** Options of {@link guardModel} and {@link guardModelProvider}. */
+export interface GuardAgentModelOptions {
+  /**
+   * The run whose budget and stop latch gate each call. Pass the `runId` (and `threadId`) the
+   * run's context names (`run(agent, input, { context: { threadId, runId } })`): the guarded tools
+   * then share the run, so a run their fuses stopped makes no further model call.
+   */
+  readonly runId: string;
+  readonly threadId?: string | undefined;
+  /**
+   * The model name the budget prices calls at. Default: the name the provider was asked for
+   * (`guardModelProvider`), else `unknown`.
+   */
+  readonly model?: string | undefined;
+}
