@@ -54,9 +54,8 @@ export const frameworks: readonly Framework[] = [
     pkg: '@openai/agents',
     label: 'OpenAI Agents',
     stock: '`run(agent, input, { maxTurns: n })`, a scripted `Model`',
-    guarded: '+ `guardAgentTools`, `hyphaeCallModelInputFilter`',
+    guarded: '+ `guardAgentTools`, `hyphaeCallModelInputFilter`, `guardModel`',
     deliver: deliverOpenAiAgents,
-    gaps: { budget: '`hyphae/openai-agents` has no model-call hook, so no budget pre-flight' },
   },
 ];
 

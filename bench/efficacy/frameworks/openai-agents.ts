@@ -1,7 +1,8 @@
 /**
  * `@openai/agents` with a scripted `Model`: stock is `run(agent, input, { maxTurns })`; guarded
- * wraps the tools with `guardAgentTools` and repairs the model input with
- * `hyphaeCallModelInputFilter`. The adapter has no model-call hook, so no budget pre-flight.
+ * wraps the tools with `guardAgentTools`, repairs the model input with
+ * `hyphaeCallModelInputFilter` and runs each model request through `guardModel` (budget pre-flight,
+ * stopped run, usage booking).
  */
 import {
   Agent,
@@ -17,7 +18,12 @@ import {
   tool,
   Usage,
 } from '@openai/agents';
-import { guardAgentTools, hyphaeCallModelInputFilter } from '../../../src/adapters/openai-agents.js';
+import {
+  guardAgentTools,
+  guardModel,
+  hyphaeCallModelInputFilter,
+  ModelCallRefusedError,
+} from '../../../src/adapters/openai-agents.js';
 import type { GuardPipeline } from '../../../src/adapters/pipeline.js';
 import {
   COMPLETED,
@@ -121,6 +127,8 @@ function inputOf(scenario: Scenario): AgentInputItem[] {
 
 function endingOf(error: unknown, pipeline: GuardPipeline | undefined, scope: { runId: string }): string {
   if (error instanceof MaxTurnsExceededError) return maxSteps(MAX_STEPS);
+  // A run the tools' fuses stopped ends at its next model request: the stop is what ended it.
+  if (error instanceof ModelCallRefusedError) return stopEnding(pipeline?.forRun(scope).stopped ?? error.refusal);
   if (error instanceof ToolCallError && error.error instanceof ToolInputGuardrailTripwireTriggered) {
     const stoppedBy = pipeline?.forRun(scope).stopped;
     return `halted by the hyphae guardrail${stoppedBy ? ` (\`${stoppedBy.code}\`)` : ''}`;
@@ -134,7 +142,7 @@ export const deliverOpenAiAgents: Deliver = async ({ scenario, provider, meter, 
   const tools = toolsOf(scenario, provider);
   const agent = new Agent({
     name: 'efficacy',
-    model,
+    model: pipeline === undefined ? model : guardModel(model, pipeline, { ...scope, model: 'gpt-4o-mini' }),
     tools: pipeline === undefined ? tools : guardAgentTools(tools, pipeline),
   });
   try {
