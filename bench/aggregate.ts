@@ -17,7 +17,17 @@ interface Figure {
 }
 
 const dir = new URL('./results/', import.meta.url);
-const AREA_ORDER = ['ledger', 'fuses', 'boundary', 'context', 'json-patch', 'adapters', 'efficacy'];
+const AREA_ORDER = [
+  'ledger',
+  'powertools',
+  'throughput',
+  'fuses',
+  'boundary',
+  'context',
+  'json-patch',
+  'adapters',
+  'efficacy',
+];
 const areas = readdirSync(dir)
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.slice(0, -'.json'.length))
