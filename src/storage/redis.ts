@@ -76,7 +76,8 @@ export function createRedisStorage(
     location: string,
     body: (client: RedisClientLike) => Promise<T>,
   ): Promise<T> {
-    const client = await source.client(operation);
+    const pending = source.client(operation);
+    const client = pending instanceof Promise ? await pending : pending;
     try {
       return await body(client);
     } catch (error) {

@@ -36,7 +36,8 @@ export interface RedisModuleLike {
 
 /** Hands out a ready client and releases it on close. */
 export interface RedisConnection {
-  client(operation: string): Promise<RedisClientLike>;
+  /** The ready client: at once when there is one, else once it has connected. */
+  client(operation: string): RedisClientLike | Promise<RedisClientLike>;
   close(): Promise<void>;
 }
 
@@ -46,8 +47,8 @@ const closedError = (): Error => new Error('Redis ledger storage is closed');
 export function borrowedConnection(client: RedisClientLike): RedisConnection {
   let closed = false;
   return {
-    async client(operation) {
-      if (closed) throw new LedgerStorageUnavailableError(operation, { cause: closedError() });
+    client(operation) {
+      if (closed) return Promise.reject(new LedgerStorageUnavailableError(operation, { cause: closedError() }));
       return client;
     },
     async close() {
@@ -96,6 +97,8 @@ export function ownedConnection(
   importModule: () => Promise<RedisModuleLike> = importRedis,
 ): RedisConnection {
   let pending: Promise<OwnedRedisClient> | null = null;
+  /** The client `pending` resolved to, for handing out without a wait while it stays open. */
+  let ready: OwnedRedisClient | null = null;
   let closed = false;
 
   async function open(): Promise<OwnedRedisClient> {
@@ -123,29 +126,41 @@ export function ownedConnection(
     return client;
   }
 
-  return {
-    async client(operation) {
+  async function connected(operation: string): Promise<OwnedRedisClient> {
+    const previous = pending;
+    if (previous !== null) {
+      const current = await previous.catch(() => null);
       if (closed) throw new LedgerStorageUnavailableError(operation, { cause: closedError() });
-      const previous = pending;
-      if (previous !== null) {
-        const current = await previous.catch(() => null);
-        if (closed) throw new LedgerStorageUnavailableError(operation, { cause: closedError() });
-        if (current?.isOpen === true) return current;
-        // It failed to connect or gave up reconnecting: the first caller to notice opens anew.
-        if (pending === previous) pending = null;
+      if (current?.isOpen === true) {
+        if (pending === previous) ready = current;
+        return current;
       }
-      pending ??= open();
-      const opening = pending;
-      try {
-        return await opening;
-      } catch (cause) {
-        if (pending === opening) pending = null;
-        throw toStorageError(operation, 'redis', cause);
-      }
+      // It failed to connect or gave up reconnecting: the first caller to notice opens anew.
+      if (pending === previous) pending = null;
+    }
+    pending ??= open();
+    const opening = pending;
+    try {
+      const client = await opening;
+      if (pending === opening) ready = client;
+      return client;
+    } catch (cause) {
+      if (pending === opening) pending = null;
+      throw toStorageError(operation, 'redis', cause);
+    }
+  }
+
+  return {
+    client(operation) {
+      if (closed) return Promise.reject(new LedgerStorageUnavailableError(operation, { cause: closedError() }));
+      if (ready?.isOpen === true) return ready;
+      ready = null;
+      return connected(operation);
     },
     async close() {
       if (closed) return;
       closed = true;
+      ready = null;
       const current = await pending?.catch(() => null);
       pending = null;
       if (current?.isOpen === true) await current.close();
@@ -176,7 +191,9 @@ export function createScriptRunner(): ScriptRunner {
   };
   return {
     async run(client, script, keys, args) {
-      const command = ['EVALSHA', shaOf(script), String(keys.length), ...keys, ...args];
+      const command = ['EVALSHA', shaOf(script), String(keys.length)];
+      for (const key of keys) command.push(key);
+      for (const arg of args) command.push(arg);
       try {
         return await client.sendCommand(command);
       } catch (error) {
