@@ -3,30 +3,9 @@
  * its baseline is the driver's Lua scripts run with EVALSHA through the same client.
  */
 import { randomKey } from '../../lib/random-key.js';
+import { connectRedis, deleteByPrefix, redisUnavailable } from '../../lib/redis-bench-client.js';
 import { openRawRedis } from '../../lib/redis-raw.js';
 import type { Backend } from '../backend.js';
-
-const URL = 'redis://127.0.0.1:6379';
-
-async function connect() {
-  const { createClient } = await import('redis');
-  const client = createClient({ url: URL, socket: { connectTimeout: 1000, reconnectStrategy: false } });
-  client.on('error', () => undefined);
-  await client.connect();
-  return client;
-}
-
-async function deleteByPrefix(client: Awaited<ReturnType<typeof connect>>, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = (await client.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000'])) as [
-      string,
-      string[],
-    ];
-    if (keys.length > 0) await client.sendCommand(['UNLINK', ...keys]);
-    cursor = next;
-  } while (cursor !== '0');
-}
 
 /** Redis through a node-redis client the bench owns. */
 export const redisBackend: Backend = {
@@ -39,19 +18,12 @@ export const redisBackend: Backend = {
     } catch (error) {
       return `driver not loadable (${error instanceof Error ? error.message : String(error)})`;
     }
-    try {
-      const client = await connect();
-      await client.sendCommand(['PING']);
-      await client.close();
-      return null;
-    } catch {
-      return `no Redis server answering at ${URL}`;
-    }
+    return redisUnavailable();
   },
   async open() {
     const { createRedisStorage } = await import('../../../src/storage/redis.js');
     const { CREATE_RECORD_SCRIPT, UPDATE_RECORD_SCRIPT } = await import('../../../src/storage/redis/scripts.js');
-    const client = await connect();
+    const client = await connectRedis();
     const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
     const storage = createRedisStorage({ client }, { prefix: `${run}ledger:` });
     const raw = await openRawRedis(client, `${run}raw:`, {

@@ -20,7 +20,8 @@ export const SYSTEM_CONTRACT: string = [
   '6. If your answer is refused, you are told why; fix the problem and answer again.',
 ].join('\n');
 
-const OPERATION_SCHEMA = {
+/** The JSON Schema of one RFC 6902 operation, as the model is asked to write it. */
+export const OPERATION_SCHEMA: Readonly<Record<string, unknown>> = {
   type: 'object',
   properties: {
     op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },

@@ -61,3 +61,48 @@ export function startDeadline(clock: Clock, ms: number, reason: () => unknown): 
   );
   return { signal: fired.signal, cancel: () => stop.abort() };
 }
+
+/** What {@link withinDeadline} needs of the run: its clock, the caller's signal and the run's timeout. */
+export interface DeadlineScope {
+  readonly clock: Clock;
+  readonly signal: AbortSignal | undefined;
+  readonly runTimeout: AbortSignal;
+}
+
+/** How bounded work ended when it did not succeed (the caller's abort and the run's timeout never end up here). */
+export interface BoundedFailure {
+  /** True when the work's own deadline fired. */
+  readonly timedOut: boolean;
+  readonly error: unknown;
+  /** The error's message, for a note to the model. */
+  readonly reason: string;
+}
+
+/**
+ * Run `work` under its own deadline of `ms` on the run's clock, raced against the caller's signal
+ * and the run's timeout. Those two pass through unchanged, as rejections with their own reasons;
+ * any other failure (the deadline included) resolves as a {@link BoundedFailure}.
+ */
+export async function withinDeadline<T>(
+  run: DeadlineScope,
+  ms: number,
+  timeoutReason: () => unknown,
+  work: (timeoutSignal: AbortSignal) => T | Promise<T>,
+): Promise<{ readonly ok: true; readonly value: T } | ({ readonly ok: false } & BoundedFailure)> {
+  const deadline = startDeadline(run.clock, ms, timeoutReason);
+  const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
+  try {
+    const value = await raceSignals(
+      Promise.resolve().then(() => work(timeoutSignal)),
+      [run.signal, timeoutSignal],
+    );
+    return { ok: true, value };
+  } catch (error) {
+    if (run.signal?.aborted) throw run.signal.reason;
+    if (run.runTimeout.aborted) throw run.runTimeout.reason;
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ok: false, timedOut: deadline.signal.aborted, error, reason };
+  } finally {
+    deadline.cancel();
+  }
+}

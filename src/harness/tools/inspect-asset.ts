@@ -5,7 +5,7 @@
  */
 import { ASSET_REF_PATTERN } from '../assets/asset-registry.js';
 import type { ResolvedLimits } from '../limits.js';
-import { raceSignals, startDeadline } from '../run/race.js';
+import { withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
@@ -56,40 +56,30 @@ class PreviewTimeout extends Error {
 async function loadPreview(run: RunContext, ref: string): Promise<CheckedArtifact> {
   const record = run.assets.get(ref);
   const { limits } = run;
-  const deadline = startDeadline(
-    run.clock,
-    limits.assetPreviewTimeoutMs,
-    () => new PreviewTimeout(limits.assetPreviewTimeoutMs),
-  );
-  const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
   let value: unknown = record?.preview;
-  try {
-    if (record?.previewLoader !== undefined) {
-      const loader = record.previewLoader;
-      const context = {
-        runId: run.runId,
-        assetRef: ref,
-        timeoutSignal,
-        ...(run.signal === undefined ? {} : { signal: run.signal }),
-      };
-      value = await raceSignals(
-        Promise.resolve().then(() => loader(context)),
-        [run.signal, timeoutSignal],
+  if (record?.previewLoader !== undefined) {
+    const loader = record.previewLoader;
+    const loaded = await withinDeadline(
+      run,
+      limits.assetPreviewTimeoutMs,
+      () => new PreviewTimeout(limits.assetPreviewTimeoutMs),
+      (timeoutSignal) =>
+        loader({
+          runId: run.runId,
+          assetRef: ref,
+          timeoutSignal,
+          ...(run.signal === undefined ? {} : { signal: run.signal }),
+        }),
+    );
+    if (!loaded.ok) {
+      throw new ToolCallError(
+        loaded.timedOut ? 'timed_out' : 'failed',
+        'preview_load_failed',
+        `The preview of \`${ref}\` could not be loaded: ${loaded.reason}; you may try again`,
+        { cause: loaded.error },
       );
     }
-  } catch (error) {
-    if (run.signal?.aborted) throw run.signal.reason;
-    if (run.runTimeout.aborted) throw run.runTimeout.reason;
-    const timedOut = deadline.signal.aborted;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ToolCallError(
-      timedOut ? 'timed_out' : 'failed',
-      'preview_load_failed',
-      `The preview of \`${ref}\` could not be loaded: ${reason}; you may try again`,
-      { cause: error },
-    );
-  } finally {
-    deadline.cancel();
+    value = loaded.value;
   }
   const checked = checkArtifact(value, {
     maxBytes: limits.maxAssetPreviewBytes,

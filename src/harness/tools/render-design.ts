@@ -15,7 +15,8 @@ import {
   isRefusal,
   type ProposalRules,
 } from '../run/check-proposal.js';
-import { raceSignals, startDeadline } from '../run/race.js';
+import { OPERATION_SCHEMA } from '../run/contract.js';
+import { withinDeadline } from '../run/race.js';
 import { deepFreeze, type RunContext } from '../run/run-context.js';
 import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
 import { RENDER_REF_PATTERN, type RenderRecord } from '../visual/render-store.js';
@@ -49,18 +50,6 @@ export interface RenderSetup {
   readonly rules: ProposalRules;
 }
 
-const OPERATION = {
-  type: 'object',
-  properties: {
-    op: { enum: ['add', 'remove', 'replace', 'move', 'copy', 'test'] },
-    path: { type: 'string' },
-    from: { type: 'string' },
-    value: {},
-  },
-  required: ['op', 'path'],
-  additionalProperties: false,
-};
-
 /** The input schema of `render_design` (generic: the design schema never appears in it). */
 export function renderDesignSchema(limits: ResolvedLimits): object {
   return {
@@ -68,7 +57,7 @@ export function renderDesignSchema(limits: ResolvedLimits): object {
     properties: {
       patch: {
         type: 'array',
-        items: OPERATION,
+        items: OPERATION_SCHEMA,
         description:
           'RFC 6902 JSON Patch to preview: against the current design, or against the render named by base_render_ref. An empty patch renders it unchanged',
       },
@@ -107,35 +96,28 @@ async function renderWithin(
   baseRenderRef: string | undefined,
 ): Promise<CheckedArtifact> {
   const { limits } = run;
-  const deadline = startDeadline(run.clock, limits.renderTimeoutMs, () => new RenderTimeout(limits.renderTimeoutMs));
-  const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
-  let value: unknown;
-  try {
-    const context = {
-      runId: run.runId,
-      renderRef,
-      timeoutSignal,
-      ...(baseRenderRef === undefined ? {} : { baseRenderRef }),
-      ...(run.signal === undefined ? {} : { signal: run.signal }),
-    };
-    value = await raceSignals(
-      Promise.resolve().then(() => setup.renderer.render(candidate, context)),
-      [run.signal, timeoutSignal],
-    );
-  } catch (error) {
-    if (run.signal?.aborted) throw run.signal.reason;
-    if (run.runTimeout.aborted) throw run.runTimeout.reason;
-    const timedOut = deadline.signal.aborted;
-    const reason = error instanceof Error ? error.message : String(error);
+  const rendered = await withinDeadline(
+    run,
+    limits.renderTimeoutMs,
+    () => new RenderTimeout(limits.renderTimeoutMs),
+    (timeoutSignal) =>
+      setup.renderer.render(candidate, {
+        runId: run.runId,
+        renderRef,
+        timeoutSignal,
+        ...(baseRenderRef === undefined ? {} : { baseRenderRef }),
+        ...(run.signal === undefined ? {} : { signal: run.signal }),
+      }),
+  );
+  if (!rendered.ok) {
     throw new ToolCallError(
-      timedOut ? 'timed_out' : 'failed',
-      timedOut ? 'render_timeout' : 'render_failed',
-      `Rendering \`${renderRef}\` failed: ${reason}`,
-      { cause: error },
+      rendered.timedOut ? 'timed_out' : 'failed',
+      rendered.timedOut ? 'render_timeout' : 'render_failed',
+      `Rendering \`${renderRef}\` failed: ${rendered.reason}`,
+      { cause: rendered.error },
     );
-  } finally {
-    deadline.cancel();
   }
+  const value: unknown = rendered.value;
   const checked = checkArtifact(value, {
     maxBytes: limits.maxRenderBytes,
     maxMetadataBytes: limits.maxArtifactMetadataBytes,

@@ -8,7 +8,7 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { RunLimit, RunLimitExceeded, ToolRaisedError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelToolCall, ToolResultMessage } from '../models/types.js';
-import { raceSignals, startDeadline } from '../run/race.js';
+import { withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type ToolContext, type ToolOutcome, type ToolOutcomeError, ToolOutcomeStatus } from './agent-tool.js';
 import { registerCharge } from './call-charge.js';
@@ -61,28 +61,28 @@ function byteLength(text: string): number {
 
 /** Run the tool body within its time limit; an abort by the caller or the run passes through unchanged. */
 async function execute(run: RunContext, tool: CompiledTool, input: unknown, state: CallState) {
-  const deadline = startDeadline(run.clock, tool.timeoutMs, () => new ToolTimeout(tool.timeoutMs));
-  const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
-  const full: ToolContext = { ...state.context, timeoutSignal };
-  if (tool.selfCharged) {
-    registerCharge(full, () => {
-      state.charged = true;
-    });
-  }
-  try {
-    const work = Promise.resolve().then(() => tool.tool.execute(input, full));
-    return { ok: true as const, value: await raceSignals(work, [run.signal, timeoutSignal]) };
-  } catch (error) {
-    if (run.signal?.aborted) throw run.signal.reason;
-    if (run.runTimeout.aborted) throw run.runTimeout.reason;
-    // A built-in that hit one of this run's limits (the provider-token budget) stops the run.
-    if (error instanceof RunLimitExceeded && error.runId === run.runId) throw error;
-    if (deadline.signal.aborted)
-      return { ok: false as const, status: ToolOutcomeStatus.timed_out, error: deadline.signal.reason as unknown };
-    return { ok: false as const, status: ToolOutcomeStatus.failed, error };
-  } finally {
-    deadline.cancel();
-  }
+  const done = await withinDeadline(
+    run,
+    tool.timeoutMs,
+    () => new ToolTimeout(tool.timeoutMs),
+    (timeoutSignal) => {
+      const full: ToolContext = { ...state.context, timeoutSignal };
+      if (tool.selfCharged) {
+        registerCharge(full, () => {
+          state.charged = true;
+        });
+      }
+      return tool.tool.execute(input, full);
+    },
+  );
+  if (done.ok) return { ok: true as const, value: done.value };
+  // A built-in that hit one of this run's limits (the provider-token budget) stops the run.
+  if (done.error instanceof RunLimitExceeded && done.error.runId === run.runId) throw done.error;
+  return {
+    ok: false as const,
+    status: done.timedOut ? ToolOutcomeStatus.timed_out : ToolOutcomeStatus.failed,
+    error: done.error,
+  };
 }
 
 function finishResult(run: RunContext, tool: CompiledTool, value: unknown, callId: string): Ending {
