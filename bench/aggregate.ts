@@ -7,14 +7,7 @@
  *   node --import tsx bench/aggregate.ts
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-
-interface Figure {
-  readonly name: string;
-  readonly unit: string;
-  readonly value: number;
-  readonly baseline: number | null;
-  readonly ratio: number | null;
-}
+import type { Figure } from './lib/area-report.js';
 
 const dir = new URL('./results/', import.meta.url);
 const AREA_ORDER = [

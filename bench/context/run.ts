@@ -20,6 +20,7 @@ import {
   type TranscriptFormat,
   validateTranscript,
 } from '../../src/context/index.js';
+import type { Figure } from '../lib/area-report.js';
 import { syntheticTranscript } from './transcripts.js';
 
 setFlagsFromString('--expose-gc');
@@ -32,14 +33,6 @@ const FORMATS: readonly TranscriptFormat[] = ['openai', 'ai-sdk', 'anthropic'];
 /** Every sample processes this many messages: 100 transcripts of 1k, 10 of 10k, 1 of 100k. */
 const WORK = 100_000;
 const ROUNDS = quick ? 3 : 5;
-
-interface Figure {
-  readonly name: string;
-  readonly unit: string;
-  readonly value: number;
-  readonly baseline: number | null;
-  readonly ratio: number | null;
-}
 
 const round = (value: number, digits = 3): number => Number(value.toFixed(digits));
 

@@ -4,21 +4,13 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { arch, cpus, platform, release } from 'node:os';
+import type { Figure } from '../lib/area-report.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { type EfficacyRow, frameworks, versionOf } from './efficacy.js';
 import { MAX_TOKENS } from './guards.js';
 import type { RunFigures } from './harness.js';
 import { MAX_STEPS, scenarios } from './scenarios.js';
 import { PAYMENT_MS } from './tools.js';
-
-/** One figure of `efficacy.json`: the guarded count, the stock count as its baseline. */
-interface Figure {
-  readonly name: string;
-  readonly unit: string;
-  readonly value: number;
-  readonly baseline: number | null;
-  readonly ratio: number | null;
-}
 
 const METRICS = [
   ['tool executions', 'executions', (run: RunFigures) => run.toolExecutions],

@@ -10,6 +10,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { arch, cpus, loadavg, platform, release } from 'node:os';
 import { relative } from 'node:path';
+import type { Figure } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { measureCases, type Plan } from '../lib/measure.js';
@@ -20,15 +21,6 @@ const plan: Plan = quick
   ? { warmupMs: 300, durationMs: 1_000, rounds: 3 }
   : { warmupMs: 1_000, durationMs: 5_000, rounds: 5 };
 const TARGET_US = 3;
-
-/** One figure of `fuses.json`. */
-interface Figure {
-  readonly name: string;
-  readonly unit: string;
-  readonly value: number;
-  readonly baseline: number | null;
-  readonly ratio: number | null;
-}
 
 async function loadValidator(): Promise<{ validator: Validator | null; note: string }> {
   try {

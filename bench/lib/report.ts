@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { arch, cpus, loadavg, platform, release } from 'node:os';
 import type { CaseKind } from '../ledger/cases.js';
 import type { WriteCount } from '../ledger/write-counts.js';
+import { type Figure, round } from './area-report.js';
 import type { Stats } from './histogram.js';
 import { type Column, markdownTable } from './markdown-table.js';
 import type { Plan } from './measure.js';
@@ -39,17 +40,6 @@ export interface Report {
   /** 1-minute load average when the run started (other processes competing for the CPUs skew figures). */
   readonly loadAtStart: number;
 }
-
-/** One figure of `results/ledger.json`. */
-export interface Figure {
-  readonly name: string;
-  readonly unit: string;
-  readonly value: number;
-  readonly baseline: number | null;
-  readonly ratio: number | null;
-}
-
-const round = (value: number, digits = 2): number => Number(value.toFixed(digits));
 
 /** Ledgered mean divided by baseline mean. */
 export function ratioOf(row: Row): number {
@@ -237,3 +227,5 @@ export async function writeReport(report: Report, date = new Date()): Promise<vo
   );
   await writeFile(new URL('../results/ledger.md', import.meta.url), markdownOf(report, date));
 }
+
+export type { Figure } from './area-report.js';
