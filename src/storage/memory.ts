@@ -26,8 +26,7 @@ export function createMemoryStorage(): LedgerStorage {
   // Records are copied on the way in and stored deep-frozen, so they can be handed out without a
   // copy and no caller can change stored state by reference. The copy has the stored form the
   // durable drivers give (the JSON form: undefined members dropped).
-  const frozen = new WeakSet<object>();
-  const copy = (record: TransitionRecord): TransitionRecord => frozenRecord(record, frozen);
+  const copy = frozenRecord;
 
   return {
     capabilities: Object.freeze({ name: 'memory', crossProcess: false, durable: false }),
@@ -101,17 +100,16 @@ const NOT_PLAIN = Symbol('not plain JSON');
 
 /**
  * A deep-frozen copy of a record in its stored form: the record's own fields only, in a fixed shape
- * (which also keeps freezing cheap), undefined members dropped. Objects this store froze before
- * are shared, not copied, so an update that spreads a stored record copies only what changed.
+ * (which also keeps freezing cheap), undefined members dropped.
  */
-function frozenRecord(r: TransitionRecord, frozen: WeakSet<object>): TransitionRecord {
+function frozenRecord(r: TransitionRecord): TransitionRecord {
   const out: { -readonly [K in keyof TransitionRecord]: TransitionRecord[K] } = {
     key: r.key,
     kind: r.kind,
     tool: r.tool,
     agentId: r.agentId,
     policyVersion: r.policyVersion,
-    scope: frozenJsonCopy(r.scope, frozen) as TransitionRecord['scope'],
+    scope: frozenJsonCopy(r.scope) as TransitionRecord['scope'],
     ticket: r.ticket,
     ticketKey: r.ticketKey,
     argsFingerprint: r.argsFingerprint,
@@ -126,46 +124,46 @@ function frozenRecord(r: TransitionRecord, frozen: WeakSet<object>): TransitionR
     leaseUntil: r.leaseUntil,
     lastHeartbeatAt: r.lastHeartbeatAt,
     attempts: r.attempts,
-    error: frozenJsonCopy(r.error, frozen) as TransitionRecord['error'],
+    error: frozenJsonCopy(r.error) as TransitionRecord['error'],
     externalOperationRef: r.externalOperationRef,
     providerIdempotencyKey: r.providerIdempotencyKey,
     firstAttemptAt: r.firstAttemptAt,
-    operatorResolution: frozenJsonCopy(r.operatorResolution, frozen) as TransitionRecord['operatorResolution'],
+    operatorResolution: frozenJsonCopy(r.operatorResolution) as TransitionRecord['operatorResolution'],
     receiptRef: r.receiptRef,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     completedAt: r.completedAt,
   };
-  if (r.result !== undefined) out.result = frozenJsonCopy(r.result, frozen) as NonNullable<TransitionRecord['result']>;
+  if (r.result !== undefined) out.result = frozenJsonCopy(r.result) as NonNullable<TransitionRecord['result']>;
   return Object.freeze(out);
 }
 
-/** A deep-frozen copy of a JSON value in its JSON form (objects frozen before are shared). */
-function frozenJsonCopy(value: unknown, frozen: WeakSet<object>): unknown {
+/** A deep-frozen copy of a JSON value in its JSON form. */
+function frozenJsonCopy(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   try {
-    return plainCopy(value, frozen, 0);
+    return plainCopy(value, 0);
   } catch (error) {
     if (error !== NOT_PLAIN) throw error;
     // Dates, `toJSON`, class instances, non-finite numbers: JSON itself decides their form.
-    return deepFreeze(JSON.parse(JSON.stringify(value)), frozen);
+    return deepFreeze(JSON.parse(JSON.stringify(value)));
   }
 }
 
-function plainCopy(value: unknown, frozen: WeakSet<object>, depth: number): unknown {
+function plainCopy(value: unknown, depth: number): unknown {
   if (typeof value !== 'object') {
     if (typeof value === 'string' || typeof value === 'boolean') return value;
     if (typeof value === 'number' && Number.isFinite(value)) return value;
     throw NOT_PLAIN;
   }
-  if (value === null || frozen.has(value)) return value;
+  if (value === null) return value;
   if (depth > 64) throw NOT_PLAIN;
   let out: unknown[] | Record<string, unknown>;
   if (Array.isArray(value)) {
     out = new Array<unknown>(value.length);
     for (let i = 0; i < value.length; i++) {
       const member = value[i];
-      out[i] = member === undefined ? null : plainCopy(member, frozen, depth + 1);
+      out[i] = member === undefined ? null : plainCopy(member, depth + 1);
     }
   } else {
     const proto: unknown = Object.getPrototypeOf(value);
@@ -174,20 +172,17 @@ function plainCopy(value: unknown, frozen: WeakSet<object>, depth: number): unkn
     const copy: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
       const member = (value as Record<string, unknown>)[key];
-      if (member !== undefined) copy[key] = plainCopy(member, frozen, depth + 1);
+      if (member !== undefined) copy[key] = plainCopy(member, depth + 1);
     }
     out = copy;
   }
-  Object.freeze(out);
-  frozen.add(out);
-  return out;
+  return Object.freeze(out);
 }
 
-function deepFreeze<T>(value: T, frozen: WeakSet<object>): T {
+function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
-    for (const member of Object.values(value)) deepFreeze(member, frozen);
+    for (const member of Object.values(value)) deepFreeze(member);
     Object.freeze(value);
-    frozen.add(value);
   }
   return value;
 }
