@@ -86,76 +86,72 @@ export class ActiveClaim {
     return run;
   }
 
+  /** One write, retried while the store's answer is uncertain. */
   async #write(operation: string, patch: Patch): Promise<TransitionRecord> {
     try {
-      return await this.#attempt(operation, patch);
-    } finally {
-      this.#pending -= 1;
-    }
-  }
-
-  /** One write, retried while the store's answer is uncertain; the caller keeps `#pending` right. */
-  async #attempt(operation: string, patch: Patch): Promise<TransitionRecord> {
-    if (this.#fenced !== null) throw this.#fenced;
-    let lastError: unknown;
-    // Writes whose reply was lost: any of them may have landed, and is then this claim's own write.
-    const uncertain: TransitionRecord[] = [];
-    const ownLanded = (stored: TransitionRecord | null | undefined): TransitionRecord | null =>
-      stored !== undefined && stored !== null && uncertain.some((write) => sameWrite(stored, write)) ? stored : null;
-    for (const delay of WRITE_RETRY_DELAYS_MS) {
-      if (delay > 0 && lastError !== undefined) await sleep(delay);
-      const base = this.#current;
-      const now = this.#clock.now();
-      const changes = patch(base, now);
-      const next: TransitionRecord = {
-        ...base,
-        ...changes,
-        boundary: advanceBoundary(
-          base.boundary,
-          advanceBoundary(changes.boundary ?? base.boundary, this.#pendingBoundary),
-        ),
-        version: base.version + 1,
-        updatedAt: now,
-      };
-      try {
-        if (await this.#storage.update(base.key, base.version, next)) {
-          this.#current = next;
-          return next;
+      if (this.#fenced !== null) throw this.#fenced;
+      let lastError: unknown;
+      // Writes whose reply was lost: any of them may have landed, and is then this claim's own write.
+      const uncertain: TransitionRecord[] = [];
+      const ownLanded = (stored: TransitionRecord | null | undefined): TransitionRecord | null =>
+        stored !== undefined && stored !== null && uncertain.some((write) => sameWrite(stored, write)) ? stored : null;
+      for (const delay of WRITE_RETRY_DELAYS_MS) {
+        if (delay > 0 && lastError !== undefined) await sleep(delay);
+        const base = this.#current;
+        const now = this.#clock.now();
+        const changes = patch(base, now);
+        const next: TransitionRecord = {
+          ...base,
+          ...changes,
+          boundary: advanceBoundary(
+            base.boundary,
+            advanceBoundary(changes.boundary ?? base.boundary, this.#pendingBoundary),
+          ),
+          version: base.version + 1,
+          updatedAt: now,
+        };
+        try {
+          if (await this.#storage.update(base.key, base.version, next)) {
+            this.#current = next;
+            return next;
+          }
+        } catch (error) {
+          // The write may have landed before the connection broke: read back before deciding.
+          lastError = error;
+          uncertain.push(next);
+          const stored = await this.#storage.get(base.key).catch(() => undefined);
+          const landed = ownLanded(stored);
+          if (landed !== null) {
+            this.#current = landed;
+            return landed;
+          }
+          if (stored === undefined || (stored !== null && stored.version === base.version)) continue;
         }
-      } catch (error) {
-        // The write may have landed before the connection broke: read back before deciding.
-        lastError = error;
-        uncertain.push(next);
-        const stored = await this.#storage.get(base.key).catch(() => undefined);
+        const stored = await this.#storage.get(base.key).catch((error: unknown) => {
+          throw asStorageError(operation, error);
+        });
         const landed = ownLanded(stored);
         if (landed !== null) {
+          // The compare-and-set lost to a write of this very operation whose reply was lost.
           this.#current = landed;
           return landed;
         }
-        if (stored === undefined || (stored !== null && stored.version === base.version)) continue;
+        if (
+          stored !== null &&
+          stored.owner === base.owner &&
+          stored.fence === base.fence &&
+          stored.outcome === 'IN_FLIGHT'
+        ) {
+          // Still ours (nothing else writes an owned record): adopt the stored version and retry.
+          this.#current = stored;
+          continue;
+        }
+        this.#fenced = new LedgerFencedError(base.key, base.fence, stored);
+        throw this.#fenced;
       }
-      const stored = await this.#storage.get(base.key).catch((error: unknown) => {
-        throw asStorageError(operation, error);
-      });
-      const landed = ownLanded(stored);
-      if (landed !== null) {
-        // The compare-and-set lost to a write of this very operation whose reply was lost.
-        this.#current = landed;
-        return landed;
-      }
-      if (
-        stored !== null &&
-        stored.owner === base.owner &&
-        stored.fence === base.fence &&
-        stored.outcome === 'IN_FLIGHT'
-      ) {
-        // Still ours (nothing else writes an owned record): adopt the stored version and retry.
-        this.#current = stored;
-        continue;
-      }
-      this.#fenced = new LedgerFencedError(base.key, base.fence, stored);
-      throw this.#fenced;
+      throw asStorageError(operation, lastError);
+    } finally {
+      this.#pending -= 1;
     }
-    throw asStorageError(operation, lastError);
   }
 }

@@ -53,7 +53,7 @@ export async function execute(
   options: CallOptions,
 ): Promise<unknown> {
   const met = await createOrMeet(ctx, call);
-  if ('claimed' in met) return runClaimed(ctx, call, met.claimed, body, options);
+  if ('claimed' in met) return await runClaimed(ctx, call, met.claimed, body, options);
   let existing = met.existing;
 
   const start = ctx.clock.now();
@@ -84,13 +84,13 @@ export async function execute(
       case 'REPAIR': {
         const resolution = await resolveHardBlock(ctx, call, existing, decision);
         if (resolution.kind === 'return') return resolution.value;
-        if (resolution.kind === 'run') return runClaimed(ctx, call, resolution.record, body, options);
+        if (resolution.kind === 'run') return await runClaimed(ctx, call, resolution.record, body, options);
         existing = resolution.record;
         continue;
       }
     }
     const next = takeoverRecord(ctx, call, existing, now);
-    if (await tryTakeover(ctx, existing, next)) return runClaimed(ctx, call, next, body, options);
+    if (await tryTakeover(ctx, existing, next)) return await runClaimed(ctx, call, next, body, options);
     existing = await reread(ctx, existing.key);
   }
 }
