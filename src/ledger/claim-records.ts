@@ -19,6 +19,8 @@ export interface ExecutorContext {
   readonly policyVersion: string;
   readonly leaseTtlMs: number;
   readonly renewIntervalMs: number | undefined;
+  /** Arms a one-shot timer on the ledger clock (its `schedule`, or `sleep` when it has none). */
+  readonly schedule: (ms: number, fn: () => void) => () => void;
   readonly pollIntervalMs: number;
   readonly pollMaxIntervalMs: number;
   readonly pollTimeoutMs: number | undefined;
@@ -31,6 +33,18 @@ export interface ExecutorContext {
   readonly receipts: ReceiptWriter | undefined;
   readonly onEvent: ((event: LedgerEvent) => void) | undefined;
   newOwner(): string;
+}
+
+const STOPPED = new Error('Lease renewal stopped');
+
+/** A clock's one-shot timer: its `schedule`, or one made of `sleep` for clocks without it. */
+export function scheduleOn(clock: Clock): (ms: number, fn: () => void) => () => void {
+  if (clock.schedule !== undefined) return clock.schedule.bind(clock);
+  return (ms, fn) => {
+    const stop = new AbortController();
+    clock.sleep(ms, stop.signal).then(fn, () => undefined);
+    return () => stop.abort(STOPPED);
+  };
 }
 
 /** The body of a ledgered function. */

@@ -7,7 +7,7 @@ import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
 import { GuardError, LedgerHardBlockError } from '../errors.js';
 import { markerScope } from './boundary-markers.js';
-import type { Body, ExecutorContext } from './claim-records.js';
+import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
 import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
@@ -95,6 +95,7 @@ export function createLedger(options: LedgerOptions): Ledger {
     agentId,
     policyVersion,
     leaseTtlMs,
+    schedule: scheduleOn(options.clock ?? systemClock),
     renewIntervalMs:
       options.leaseRenewIntervalMs === undefined
         ? undefined

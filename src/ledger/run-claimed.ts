@@ -1,7 +1,6 @@
 /**
  * Run a body under a claim: renew the lease, expose the markers, record the outcome.
  */
-import type { Clock } from '../core/clock.js';
 import { LedgerFencedError } from '../errors.js';
 import { ActiveClaim } from './active-claim.js';
 import { markerScope } from './boundary-markers.js';
@@ -25,21 +24,10 @@ export function failureOutcome(boundary: Boundary): Outcome {
   }
 }
 
-const STOPPED = new Error('Lease renewal stopped');
-
-/** `schedule` for clocks that only offer `sleep`. */
-function scheduleBySleep(clock: Clock): (ms: number, fn: () => void) => () => void {
-  return (ms, fn) => {
-    const stop = new AbortController();
-    clock.sleep(ms, stop.signal).then(fn, () => undefined);
-    return () => stop.abort(STOPPED);
-  };
-}
-
 function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): () => void {
   if (ttl <= 0) return () => undefined;
   const interval = Math.max(1, ctx.renewIntervalMs ?? Math.floor(ttl / 3));
-  const schedule = ctx.clock.schedule?.bind(ctx.clock) ?? scheduleBySleep(ctx.clock);
+  const { schedule } = ctx;
   let stopped = false;
   const tick = (): void => {
     if (stopped) return;
