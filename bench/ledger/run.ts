@@ -7,7 +7,9 @@
  * Writes bench/results/ledger.{json,md}; `npm run bench` then runs bench/aggregate.ts, which joins every
  * area's results into bench/results.json and bench/RESULTS.md.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Stats } from '../lib/histogram.js';
@@ -19,13 +21,26 @@ import { CASE_KINDS, ledgerCases } from './cases.js';
 import { countWrites, type WriteCount } from './write-counts.js';
 
 const quick = process.argv.includes('--quick');
+
+/** The value after `flag` on the command line, if any. */
+function argValue(flag: string): string | undefined {
+  const at = process.argv.indexOf(flag);
+  return at === -1 ? undefined : process.argv[at + 1];
+}
+
+/** What one backend's process hands back to the parent. */
+interface BackendResult {
+  readonly rows: Row[];
+  readonly writes: WriteCount[];
+  readonly target: TargetCheck | null;
+}
 const plan: Plan = quick
   ? { warmupMs: 50, durationMs: 250, rounds: 2 }
   : // Short slices: fsync latency drifts with the machine's other disk traffic, and every case should see the same drift.
     { warmupMs: 500, durationMs: 3000, rounds: 15 };
 
 function commandLine(): string {
-  const args = process.argv.slice(2);
+  const args = process.argv.slice(2).filter((arg) => arg === '--quick');
   if (process.env.npm_lifecycle_event === 'bench')
     return ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');
   return ['node', ...process.execArgv, relative(process.cwd(), process.argv[1] ?? ''), ...args].join(' ');
@@ -94,6 +109,38 @@ async function runBackend(backend: Backend, dir: string): Promise<{ rows: Row[];
   }
 }
 
+/**
+ * Measure one backend in a child process of its own, as an application uses one backend: a process
+ * that measured others first would carry their heap and their compiled code into these figures.
+ */
+async function inOwnProcess(backend: Backend, dir: string): Promise<BackendResult> {
+  const out = join(dir, `${backend.name}.json`);
+  const args = [...process.execArgv, process.argv[1] ?? '', '--backend', backend.name, '--out', out];
+  if (quick) args.push('--quick');
+  const child = spawn(process.execPath, args, { stdio: 'inherit' });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`The ${backend.name} measurement exited with code ${String(code)}`);
+  return JSON.parse(await readFile(out, 'utf8')) as BackendResult;
+}
+
+/** The child's side of {@link inOwnProcess}: measure `name` and write its result to `out`. */
+async function measureOne(name: string, out: string): Promise<void> {
+  const backend = BACKENDS.find((candidate) => candidate.name === name);
+  if (backend === undefined) throw new Error(`Unknown backend \`${name}\``);
+  const dir = await mkdtemp(join(tmpdir(), 'hyphae-bench-'));
+  try {
+    const result = await runBackend(backend, dir);
+    const target = checkTarget(
+      backend,
+      result.rows.find((row) => row.kind === 'call'),
+    );
+    const handed: BackendResult = { rows: result.rows, writes: result.writes, target };
+    await writeFile(out, JSON.stringify(handed));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const command = commandLine();
   const loadAtStart = loadavg()[0] ?? 0;
@@ -113,15 +160,11 @@ async function main(): Promise<void> {
         continue;
       }
       console.log(`${backend.name} (baseline: ${backend.baseline})`);
-      const result = await runBackend(backend, dir);
+      const result = await inOwnProcess(backend, dir);
       rows.push(...result.rows);
       writes.push(...result.writes);
       baselines.push({ backend: backend.name, text: backend.baseline });
-      const check = checkTarget(
-        backend,
-        result.rows.find((row) => row.kind === 'call'),
-      );
-      if (check !== null) targets.push(check);
+      if (result.target !== null) targets.push(result.target);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -152,4 +195,7 @@ async function main(): Promise<void> {
   );
 }
 
-await main();
+const only = argValue('--backend');
+const out = argValue('--out');
+if (only !== undefined && out !== undefined) await measureOne(only, out);
+else await main();
