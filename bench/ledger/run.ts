@@ -1,8 +1,8 @@
 /**
  * Ledger benchmark: what a ledgered call costs over its raw storage operations, per backend.
  *
- *   npm run bench              # full run (~2 min with every backend)
- *   npm run bench -- --quick   # short run (<15 s)
+ *   node bench/run-bundled.mjs bench/ledger/run.ts           # full run (~2 min with every backend)
+ *   node bench/run-bundled.mjs bench/ledger/run.ts --quick   # short run (<15 s)
  *
  * Writes bench/results/ledger.{json,md}; `npm run bench` then runs bench/aggregate.ts, which joins every
  * area's results into bench/results.json and bench/RESULTS.md.
@@ -40,6 +40,7 @@ const plan: Plan = quick
     { warmupMs: 500, durationMs: 3000, rounds: 15 };
 
 function commandLine(): string {
+  if (process.env.HYPHAE_BENCH_COMMAND !== undefined) return process.env.HYPHAE_BENCH_COMMAND;
   const args = process.argv.slice(2).filter((arg) => arg === '--quick');
   if (process.env.npm_lifecycle_event === 'bench')
     return ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');

@@ -34,6 +34,7 @@ export function figure(name: string, unit: string, value: number, baseline: numb
 
 /** The command that ran this script, as a reader would type it. */
 export function commandLine(): string {
+  if (process.env.HYPHAE_BENCH_COMMAND !== undefined) return process.env.HYPHAE_BENCH_COMMAND;
   const args = process.argv.slice(2);
   if (process.env.npm_lifecycle_event === 'bench')
     return ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');

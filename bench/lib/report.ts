@@ -188,6 +188,7 @@ export function markdownOf(report: Report, date: Date): string {
     '',
     'Every iteration of a ledgered case is a whole call through `ledger.tool` (`idempotent_mutate`, no-op body, default',
     'ledger options): `call` and `sideEffect` use a fresh tool call id each time, `replay` repeats one completed call.',
+    'The library runs as plain JavaScript (`bench/run-bundled.mjs` bundles it with esbuild), as it ships.',
     'Ratio = ledgered mean / baseline mean; overhead = ledgered mean − baseline mean. Each backend is measured in a',
     'process of its own; its baselines run in that process, interleaved round by round with the ledgered cases.',
     'Targets are judged on wall-clock means; CPU µs',
