@@ -11,28 +11,4 @@ export {
   hyphaeMiddleware,
 } from './ai-sdk/middleware.js';
 export { type HyphaeStopCondition, hyphaeStopWhen } from './ai-sdk/stop-when.js';
-export {
-  createGuardPipeline,
-  type ExecuteToolCallOptions,
-  type GuardEvent,
-  type GuardedToolSpec,
-  type GuardPipeline,
-  type GuardPipelineOptions,
-  type GuardRefusal,
-  type GuardRun,
-  type GuardRunOptions,
-  type LedgerToolOptions,
-  type ModelCallCheck,
-  type ModelCallGate,
-  RefusalStage,
-  type ResultSource,
-  type ToolCacheOptions,
-  type ToolCallFailure,
-  type ToolCallInput,
-  type ToolCallOutcome,
-  type ToolCallRefusal,
-  type ToolCallSuccess,
-  type ToolExecutionContext,
-  type ToolExecutor,
-} from './pipeline.js';
-export { ModelCallRefusedError, ToolCallFailedError, ToolCallRefusedError } from './shared/errors.js';
+export * from './shared/pipeline-api.js';

@@ -16,18 +16,4 @@ export type {
   LangChainToolLike,
   LangGraphToolNodeLike,
 } from './langchain/types.js';
-export {
-  createGuardPipeline,
-  type GuardEvent,
-  type GuardedToolSpec,
-  type GuardPipeline,
-  type GuardPipelineOptions,
-  type GuardRefusal,
-  type GuardRun,
-  type GuardRunOptions,
-  type LedgerToolOptions,
-  RefusalStage,
-  type ToolCacheOptions,
-  type ToolCallOutcome,
-} from './pipeline.js';
-export { ToolCallRefusedError } from './shared/errors.js';
+export * from './shared/pipeline-api.js';

@@ -28,20 +28,4 @@ export type {
   GuardedAgentModel,
   GuardedAgentModelProvider,
 } from './openai-agents/types.js';
-export {
-  createGuardPipeline,
-  type GuardEvent,
-  type GuardedToolSpec,
-  type GuardPipeline,
-  type GuardPipelineOptions,
-  type GuardRefusal,
-  type GuardRun,
-  type GuardRunOptions,
-  type LedgerToolOptions,
-  type ModelCallCheck,
-  type ModelCallGate,
-  RefusalStage,
-  type ToolCacheOptions,
-  type ToolCallOutcome,
-} from './pipeline.js';
-export { ModelCallRefusedError } from './shared/errors.js';
+export * from './shared/pipeline-api.js';
