@@ -15,9 +15,10 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
-import { type Receipt, receiptShapeProblem } from '../../ledger/receipts/receipt.js';
+import type { Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import type { PostgresConnectionOptions, PostgresStorageSettings } from '../postgres.js';
+import { decodeReceiptRow } from '../receipt-rows.js';
 import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, type PgQueryResultLike } from './pool.js';
 import { tableNames } from './schema.js';
 
@@ -82,24 +83,6 @@ BEGIN
     ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value;
 END
 $hyphae$`;
-}
-
-function decodeRow(row: unknown, location: string): Receipt {
-  const { seq, hash, doc } = (row ?? {}) as { seq?: unknown; hash?: unknown; doc?: unknown };
-  const where = `${location}#${String(seq)}`;
-  let value: unknown;
-  try {
-    value = JSON.parse(String(doc));
-  } catch (cause) {
-    throw new ReceiptSinkCorruptError(where, 'the stored receipt is not JSON', { cause });
-  }
-  const problem = receiptShapeProblem(value);
-  if (problem !== null) throw new ReceiptSinkCorruptError(where, `the stored receipt is not a receipt: ${problem}`);
-  const receipt = value as Receipt;
-  if (receipt.seq !== Number(seq) || fingerprint(receipt) !== hash) {
-    throw new ReceiptSinkCorruptError(where, 'the stored receipt does not match its row');
-  }
-  return receipt;
 }
 
 /**
@@ -183,7 +166,7 @@ ON CONFLICT DO NOTHING`,
 
   async function readLast(query: (text: string) => Promise<PgQueryResultLike>): Promise<Receipt | null> {
     const { rows } = await query(selectLast);
-    return rows[0] === undefined ? null : decodeRow(rows[0], location);
+    return rows[0] === undefined ? null : decodeReceiptRow(rows[0], location);
   }
 
   /** `appendNext` on a pool that cannot hand out a client: seal, conditional insert, retry on a lost head. */
@@ -245,7 +228,7 @@ ON CONFLICT DO NOTHING`,
           pool.query(`SELECT seq, hash, doc FROM ${receipts} WHERE seq > $1 ORDER BY seq LIMIT 500`, [after]),
         );
         for (const row of rows) {
-          const receipt = decodeRow(row, location);
+          const receipt = decodeReceiptRow(row, location);
           after = receipt.seq;
           yield receipt;
         }

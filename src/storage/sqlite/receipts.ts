@@ -13,8 +13,9 @@ import { dirname, resolve } from 'node:path';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
-import { headOf, type Receipt, receiptShapeProblem } from '../../ledger/receipts/receipt.js';
+import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
+import { decodeReceiptRow } from '../receipt-rows.js';
 import { loadBetterSqlite3 } from './load-better-sqlite3.js';
 import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
 
@@ -104,25 +105,6 @@ function ensureSchema(db: SqliteDatabase, meta: string, table: string, location:
   }).immediate();
 }
 
-/** The receipt stored in a row; a row whose document disagrees with it fails closed. */
-function decodeRow(row: unknown, location: string): Receipt {
-  const { seq, hash, doc } = (row ?? {}) as { seq?: unknown; hash?: unknown; doc?: unknown };
-  const where = `${location}#${String(seq)}`;
-  let value: unknown;
-  try {
-    value = JSON.parse(String(doc));
-  } catch (cause) {
-    throw new ReceiptSinkCorruptError(where, 'the stored receipt is not JSON', { cause });
-  }
-  const problem = receiptShapeProblem(value);
-  if (problem !== null) throw new ReceiptSinkCorruptError(where, `the stored receipt is not a receipt: ${problem}`);
-  const receipt = value as Receipt;
-  if (receipt.seq !== Number(seq) || fingerprint(receipt) !== hash) {
-    throw new ReceiptSinkCorruptError(where, 'the stored receipt does not match its row');
-  }
-  return receipt;
-}
-
 /**
  * Create a receipt sink in a SQLite database (the ledger's file, or another).
  *
@@ -193,7 +175,7 @@ export function createSqliteReceiptSink(
 
   const lastOf = (statements: Statements): Receipt | null => {
     const row = statements.last.get();
-    return row === undefined ? null : decodeRow(row, location);
+    return row === undefined ? null : decodeReceiptRow(row, location);
   };
 
   return {
@@ -240,7 +222,7 @@ export function createSqliteReceiptSink(
       for (;;) {
         const rows = await run('readAll', (_db, statements) => statements.page.all(after, 500));
         for (const row of rows) {
-          const receipt = decodeRow(row, location);
+          const receipt = decodeReceiptRow(row, location);
           after = receipt.seq;
           yield receipt;
         }
