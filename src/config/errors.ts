@@ -28,7 +28,7 @@ function describe(file: string, issues: readonly ConfigIssue[]): string {
  *
  * @example
  * try { await loadConfig('hyphae.yaml'); } catch (error) {
- *   if (error instanceof ConfigError) for (const issue of error.issues) console.error(issue.message);
+ *   if (error instanceof ConfigError) logger.error('hyphae.yaml is invalid', { issues: error.issues.map((i) => i.message) });
  * }
  */
 export class ConfigError extends GuardError {

@@ -185,7 +185,7 @@ const PROGRESS_EVERY = 2_000;
  * @param source a JSONL file path, a {@link ReceiptSink}, or receipts in chain order.
  * @example
  * const result = await verifyReceipts('.hyphae/receipts.jsonl', { keys: createHmacVerifier({ key, keyId }) });
- * if (!result.ok) console.error(`broken at seq ${result.firstBroken.seq}: ${result.firstBroken.reason}`);
+ * if (!result.ok) throw new Error(`Receipt chain broken at seq ${result.firstBroken.seq}: ${result.firstBroken.reason}`);
  */
 export async function verifyReceipts(
   source: ReceiptSource,
