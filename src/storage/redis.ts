@@ -1,7 +1,6 @@
 /**
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
  */
-import type { TransitionRecord } from '../ledger/transition-record.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
 import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
 import {
@@ -85,11 +84,8 @@ export function createRedisStorage(
     }
   }
 
-  /** The script arguments that describe a record: JSON, version, list score and filter fields. */
-  function recordArgs(record: TransitionRecord, doc: string): string[] {
-    const { version, updatedAt, outcome, tool, kind, ticketKey } = record;
-    return [doc, String(version), String(updatedAt), outcome, tool, kind, marker(ticketKey)];
-  }
+  const createSha = scripts.sha(CREATE_RECORD_SCRIPT);
+  const updateSha = scripts.sha(UPDATE_RECORD_SCRIPT);
 
   return {
     prefix,
@@ -102,37 +98,55 @@ export function createRedisStorage(
       });
     },
 
+    // create and update are on every ledgered call: one async frame each, one command array.
     async create(record): Promise<CreateResult> {
-      return withClient('create', locationOf(record.key), async (client) => {
-        const keys = [recordKey(record.key), indexKey];
-        if (record.ticketKey !== null) keys.push(ticketIndexKey(record.ticketKey));
+      const { key, ticketKey } = record;
+      try {
+        const ready = source.client('create');
+        const client = ready instanceof Promise ? await ready : ready;
         const doc = encodeRecord(record);
-        const args = [recordPrefix, record.key, ...recordArgs(record, doc)];
-        const [status, text] = replyArray(await scripts.run(client, CREATE_RECORD_SCRIPT, keys, args)).map(replyText);
-        if (status === 'created') return createdResult(doc, locationOf(record.key));
+        const command =
+          ticketKey === null
+            ? ['EVALSHA', createSha, '2', recordKey(key), indexKey]
+            : ['EVALSHA', createSha, '3', recordKey(key), indexKey, ticketIndexKey(ticketKey)];
+        command.push(recordPrefix, key, doc, String(record.version), String(record.updatedAt));
+        command.push(record.outcome, record.tool, record.kind, marker(ticketKey));
+        const reply = replyArray(await scripts.send(client, CREATE_RECORD_SCRIPT, command));
+        const status = replyText(reply[0]);
+        if (status === 'created') return createdResult(doc, locationOf(key));
+        const text = replyText(reply[1]);
         if ((status === 'key' || status === 'ticket') && typeof text === 'string') {
-          return { created: false, conflict: status, record: decodeRecord(text, locationOf(record.key)) };
+          return { created: false, conflict: status, record: decodeRecord(text, locationOf(key)) };
         }
         throw new TypeError('Unexpected reply from the Redis create script');
-      });
+      } catch (error) {
+        throw toStorageError('create', locationOf(key), error);
+      }
     },
 
     async update(key, expectedVersion, next) {
-      return withClient('update', locationOf(key), async (client) => {
+      try {
+        const ready = source.client('update');
+        const client = ready instanceof Promise ? await ready : ready;
         let candidate = next;
         // At most two rounds: the stored ticket never changes, so a re-encoded record matches it.
         for (let round = 0; round < 2; round += 1) {
-          const args = [key, String(expectedVersion), ...recordArgs(candidate, encodeRecord(candidate))];
-          const reply = await scripts.run(client, UPDATE_RECORD_SCRIPT, [recordKey(key), indexKey], args);
+          const command = ['EVALSHA', updateSha, '2', recordKey(key), indexKey, key, String(expectedVersion)];
+          command.push(encodeRecord(candidate), String(candidate.version), String(candidate.updatedAt));
+          command.push(candidate.outcome, candidate.tool, candidate.kind, marker(candidate.ticketKey));
+          const reply = await scripts.send(client, UPDATE_RECORD_SCRIPT, command);
           if (reply === 1) return true;
           if (reply === 0) return false;
-          const [status, stored] = replyArray(reply).map(replyText);
-          if (status !== 'ticket' || typeof stored !== 'string') break;
+          const answer = replyArray(reply);
+          const stored = replyText(answer[1]);
+          if (replyText(answer[0]) !== 'ticket' || typeof stored !== 'string') break;
           // The ticket index entry belongs to the record that first claimed it; updates never move it.
           candidate = { ...candidate, ticketKey: stored === '' ? null : stored.slice(1) };
         }
         throw new TypeError('Unexpected reply from the Redis update script');
-      });
+      } catch (error) {
+        throw toStorageError('update', locationOf(key), error);
+      }
     },
 
     async findByTicket(ticketKey) {

@@ -176,33 +176,48 @@ function isNoScript(error: unknown): boolean {
 /** Runs the driver's scripts on one client, loading each again when the server has lost it. */
 export interface ScriptRunner {
   run(client: RedisClientLike, script: string, keys: readonly string[], args: readonly string[]): Promise<unknown>;
+  /** The SHA1 that names `script` in EVALSHA. */
+  sha(script: string): string;
+  /**
+   * Send an EVALSHA `command` already built for `script` (`['EVALSHA', sha, numkeys, ...keys, ...args]`);
+   * the hot paths build their command in one array rather than in several.
+   */
+  send(client: RedisClientLike, script: string, command: readonly string[]): Promise<unknown>;
 }
 
 /** A script runner that remembers each script's SHA1. */
 export function createScriptRunner(): ScriptRunner {
   const shas = new Map<string, string>();
-  const shaOf = (script: string): string => {
-    let sha = shas.get(script);
-    if (sha === undefined) {
-      sha = createHash('sha1').update(script).digest('hex');
-      shas.set(script, sha);
+  const sha = (script: string): string => {
+    let known = shas.get(script);
+    if (known === undefined) {
+      known = createHash('sha1').update(script).digest('hex');
+      shas.set(script, known);
     }
-    return sha;
+    return known;
   };
+  // After SCRIPT FLUSH, a restart or a failover the server no longer knows the script: load it
+  // again and retry once (the script did not run, so the retry cannot double a write).
+  async function reloadAndRetry(
+    client: RedisClientLike,
+    script: string,
+    command: readonly string[],
+    error: unknown,
+  ): Promise<unknown> {
+    if (!isNoScript(error)) throw error;
+    await client.sendCommand(['SCRIPT', 'LOAD', script]);
+    return await client.sendCommand(command);
+  }
+  const send = (client: RedisClientLike, script: string, command: readonly string[]): Promise<unknown> =>
+    client.sendCommand(command).catch((error: unknown) => reloadAndRetry(client, script, command, error));
   return {
-    async run(client, script, keys, args) {
-      const command = ['EVALSHA', shaOf(script), String(keys.length)];
+    sha,
+    send,
+    run(client, script, keys, args) {
+      const command = ['EVALSHA', sha(script), String(keys.length)];
       for (const key of keys) command.push(key);
       for (const arg of args) command.push(arg);
-      try {
-        return await client.sendCommand(command);
-      } catch (error) {
-        // After SCRIPT FLUSH, a restart or a failover the server no longer knows the script:
-        // load it again and retry once (the script did not run, so the retry cannot double a write).
-        if (!isNoScript(error)) throw error;
-        await client.sendCommand(['SCRIPT', 'LOAD', script]);
-        return await client.sendCommand(command);
-      }
+      return send(client, script, command);
     },
   };
 }
