@@ -17,6 +17,7 @@ async function createPool() {
 /** PostgreSQL through a `pg` pool the bench owns. */
 export const postgresBackend: Backend = {
   name: 'postgres',
+  target: { kind: 'ratio', max: 1.3, text: 'PostgreSQL ledgered call ≤ 1.3× its raw round trips (2 statements)' },
   baseline: "the driver's statements sent through the same pool (INSERT … ON CONFLICT create, then the CAS UPDATE)",
   async available() {
     try {

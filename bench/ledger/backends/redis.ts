@@ -10,6 +10,7 @@ import type { Backend } from '../backend.js';
 /** Redis through a node-redis client the bench owns. */
 export const redisBackend: Backend = {
   name: 'redis',
+  target: { kind: 'ratio', max: 1.3, text: 'Redis ledgered call ≤ 1.3× its raw round trips (2 EVALSHA)' },
   baseline:
     "the driver's Lua scripts run with EVALSHA through the same client (create script, then the CAS update script)",
   async available() {
