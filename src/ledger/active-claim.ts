@@ -15,6 +15,7 @@ import { GuardError, LedgerFencedError, LedgerStorageUnavailableError } from '..
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { advanceBoundary, type Boundary } from './envelope.js';
 import type { TransitionRecord } from './transition-record.js';
+import { announceChange } from './transition-watch.js';
 
 /**
  * Pauses before the retries of one write when the store fails mid-write (the write may or may not
@@ -86,6 +87,13 @@ export class ActiveClaim {
     return run;
   }
 
+  /** Adopt a record this claim wrote; a settled one is what this process's pollers of it wait for. */
+  #written(record: TransitionRecord): TransitionRecord {
+    this.#current = record;
+    if (record.outcome !== 'IN_FLIGHT') announceChange(this.#storage, record.key);
+    return record;
+  }
+
   /** One write, retried while the store's answer is uncertain. */
   async #write(operation: string, patch: Patch): Promise<TransitionRecord> {
     try {
@@ -111,31 +119,22 @@ export class ActiveClaim {
           updatedAt: now,
         };
         try {
-          if (await this.#storage.update(base.key, base.version, next)) {
-            this.#current = next;
-            return next;
-          }
+          if (await this.#storage.update(base.key, base.version, next)) return this.#written(next);
         } catch (error) {
           // The write may have landed before the connection broke: read back before deciding.
           lastError = error;
           uncertain.push(next);
           const stored = await this.#storage.get(base.key).catch(() => undefined);
           const landed = ownLanded(stored);
-          if (landed !== null) {
-            this.#current = landed;
-            return landed;
-          }
+          if (landed !== null) return this.#written(landed);
           if (stored === undefined || (stored !== null && stored.version === base.version)) continue;
         }
         const stored = await this.#storage.get(base.key).catch((error: unknown) => {
           throw asStorageError(operation, error);
         });
         const landed = ownLanded(stored);
-        if (landed !== null) {
-          // The compare-and-set lost to a write of this very operation whose reply was lost.
-          this.#current = landed;
-          return landed;
-        }
+        // The compare-and-set lost to a write of this very operation whose reply was lost.
+        if (landed !== null) return this.#written(landed);
         if (
           stored !== null &&
           stored.owner === base.owner &&

@@ -9,6 +9,7 @@ import { settleBeforeReplacing } from './receipts/ledger-receipts.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import { withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
+import { announceChange } from './transition-watch.js';
 import type { CallOptions, LedgerEvent, LedgerLogger, Reconciler } from './types.js';
 
 /** The ledger settings the executor reads. */
@@ -153,9 +154,13 @@ export async function tryTakeover(
   next: TransitionRecord,
 ): Promise<boolean> {
   await settleBeforeReplacing(ctx, existing);
+  let written: boolean;
   try {
-    return await ctx.storage.update(existing.key, existing.version, next);
+    written = await ctx.storage.update(existing.key, existing.version, next);
   } catch (error) {
     throw asStorageError('claim', error);
   }
+  // A reconciler's COMPLETED settles the record for this process's pollers too.
+  if (written && next.outcome !== 'IN_FLIGHT') announceChange(ctx.storage, existing.key);
+  return written;
 }

@@ -24,6 +24,7 @@ import { resolveGate } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
 import { readStoredResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
+import { pauseUntilChanged } from './transition-watch.js';
 import type { CallOptions } from './types.js';
 
 async function reread(ctx: ExecutorContext, key: string): Promise<TransitionRecord> {
@@ -69,7 +70,13 @@ export async function execute(
         if (now >= deadline) throw new LedgerPollTimeoutError(existing, now - start);
         // Wake no later than the lease expiry, so an abandoned claim goes back to the claim path.
         const untilExpiry = existing.leaseUntil === null ? interval : Math.max(1, existing.leaseUntil - now);
-        await ctx.clock.sleep(Math.min(interval, untilExpiry, deadline - now), options.abortSignal);
+        await pauseUntilChanged(
+          ctx.clock,
+          ctx.storage,
+          existing.key,
+          Math.min(interval, untilExpiry, deadline - now),
+          options.abortSignal,
+        );
         interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
         existing = await reread(ctx, existing.key);
         continue;

@@ -16,6 +16,7 @@ import { afterRecorded, receiptRefFor, settleBeforeReplacing } from './receipts/
 import { isExpired } from './resolve-gate.js';
 import { toStoredResult, withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
+import { announceChange, pauseUntilChanged } from './transition-watch.js';
 import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
 
 function requireAudit(input: AuditInput): void {
@@ -35,11 +36,15 @@ async function load(ctx: ExecutorContext, key: string): Promise<TransitionRecord
 }
 
 async function write(ctx: ExecutorContext, current: TransitionRecord, next: TransitionRecord): Promise<boolean> {
+  let written: boolean;
   try {
-    return await ctx.storage.update(current.key, current.version, next);
+    written = await ctx.storage.update(current.key, current.version, next);
   } catch (error) {
     throw asStorageError('operator', error);
   }
+  // A release or an expired lease changes what a poller of this record may do next.
+  if (written) announceChange(ctx.storage, current.key);
+  return written;
 }
 
 /**
@@ -155,7 +160,7 @@ export async function waitForTransition(
     const now = ctx.clock.now();
     if (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)) return record;
     if (now - start >= timeout) throw new LedgerPollTimeoutError(record, now - start);
-    await ctx.clock.sleep(Math.min(interval, timeout - (now - start)), options.signal);
+    await pauseUntilChanged(ctx.clock, ctx.storage, key, Math.min(interval, timeout - (now - start)), options.signal);
     interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
   }
 }
