@@ -22,18 +22,22 @@ function slowTool(ledger: ReturnType<typeof newLedger>, release: Promise<void>) 
   return { tool, runs };
 }
 
+/** A ledger on a manual clock whose first call of `build_report` is running and held. */
+async function heldCall(id: string, storage = instrumentedStorage()) {
+  const clock = createManualClock(1_000);
+  const ledger = newLedger({ storage, clock, ...POLL });
+  const release = deferred();
+  const { tool, runs } = slowTool(ledger, release.promise);
+  const first = tool({ id }, { toolCallId: `call_${id}` });
+  await until(() => runs.count === 1, 'the first body to start');
+  return { clock, ledger, storage, release, tool, runs, first };
+}
+
 describe('in-process wake-up of pollers', () => {
   it('a redispatch polling a running call returns as soon as the first call completes, without waiting out its poll', async () => {
-    const clock = createManualClock(1_000);
-    const storage = instrumentedStorage();
-    const ledger = newLedger({ storage, clock, ...POLL });
-    const release = deferred();
-    const { tool, runs } = slowTool(ledger, release.promise);
-
-    const first = tool({ id: 'r1' }, { toolCallId: 'call_1' });
-    await until(() => runs.count === 1, 'the first body to start');
+    const { clock, storage, release, tool, runs, first } = await heldCall('r1');
     const readsBefore = storage.calls.get + storage.calls.create;
-    const second = track(tool({ id: 'r1' }, { toolCallId: 'call_1' }));
+    const second = track(tool({ id: 'r1' }, { toolCallId: 'call_r1' }));
     await until(() => clock.pending > 1, 'the second call to sleep before its next poll');
     expect(second.settled).toBe(false);
 
@@ -78,12 +82,7 @@ describe('in-process wake-up of pollers', () => {
   });
 
   it('waitFor returns when the transition settles in this process', async () => {
-    const clock = createManualClock(0);
-    const ledger = newLedger({ clock, ...POLL });
-    const release = deferred();
-    const { tool, runs } = slowTool(ledger, release.promise);
-    const first = tool({ id: 'r2' }, { toolCallId: 'call_2' });
-    await until(() => runs.count === 1, 'the body to start');
+    const { clock, ledger, release, first } = await heldCall('r2');
     const [record] = (await ledger.list()).records;
     if (record === undefined) throw new Error('no record');
 
@@ -96,15 +95,9 @@ describe('in-process wake-up of pollers', () => {
   });
 
   it("an abort during the wait still rejects with the caller's reason", async () => {
-    const clock = createManualClock(0);
-    const ledger = newLedger({ clock, ...POLL });
-    const release = deferred();
-    const { tool, runs } = slowTool(ledger, release.promise);
-    const first = tool({ id: 'r3' }, { toolCallId: 'call_3' });
-    await until(() => runs.count === 1, 'the body to start');
-
+    const { clock, release, tool, runs, first } = await heldCall('r3');
     const controller = new AbortController();
-    const second = tool({ id: 'r3' }, { toolCallId: 'call_3', abortSignal: controller.signal });
+    const second = tool({ id: 'r3' }, { toolCallId: 'call_r3', abortSignal: controller.signal });
     await until(() => clock.pending > 1, 'the second call to sleep');
     const reason = new Error('the user cancelled the run');
     controller.abort(reason);
