@@ -24,7 +24,7 @@ import { resolveGate } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
 import { readStoredResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
-import { pauseUntilChanged } from './transition-watch.js';
+import { type TransitionWatch, watchTransition } from './transition-watch.js';
 import type { CallOptions } from './types.js';
 
 async function reread(ctx: ExecutorContext, key: string): Promise<TransitionRecord> {
@@ -59,46 +59,53 @@ export async function execute(
 
   const start = ctx.clock.now();
   let interval = ctx.pollIntervalMs;
-  for (;;) {
-    const now = ctx.clock.now();
-    const decision = resolveGate(existing, call.attempt, now);
-    switch (decision.gate) {
-      case 'RETURN':
-        return readStoredResult(existing);
-      case 'POLL': {
-        const deadline = pollDeadline(ctx, call, start);
-        if (now >= deadline) throw new LedgerPollTimeoutError(existing, now - start);
-        // Wake no later than the lease expiry, so an abandoned claim goes back to the claim path.
-        const untilExpiry = existing.leaseUntil === null ? interval : Math.max(1, existing.leaseUntil - now);
-        await pauseUntilChanged(
-          ctx.clock,
-          ctx.storage,
-          existing.key,
-          Math.min(interval, untilExpiry, deadline - now),
-          options.abortSignal,
-        );
-        interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
-        existing = await reread(ctx, existing.key);
-        continue;
+  // Opened at the first POLL and kept for the whole wait, so no notice falls between two pauses.
+  let watch: TransitionWatch | null = null;
+  try {
+    for (;;) {
+      const now = ctx.clock.now();
+      const decision = resolveGate(existing, call.attempt, now);
+      switch (decision.gate) {
+        case 'RETURN':
+          return readStoredResult(existing);
+        case 'POLL': {
+          const deadline = pollDeadline(ctx, call, start);
+          if (now >= deadline) throw new LedgerPollTimeoutError(existing, now - start);
+          // Wake no later than the lease expiry, so an abandoned claim goes back to the claim path.
+          const untilExpiry = existing.leaseUntil === null ? interval : Math.max(1, existing.leaseUntil - now);
+          watch ??= watchTransition(ctx.storage, existing.key);
+          await watch.pause(ctx.clock, Math.min(interval, untilExpiry, deadline - now), options.abortSignal);
+          interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
+          existing = await reread(ctx, existing.key);
+          continue;
+        }
+        case 'SOFT_BLOCK':
+          if (ctx.deferReadOnlyUnknown) throw new LedgerSoftBlockError(existing);
+          break;
+        case 'ALLOW':
+        case 'RECLAIM':
+          break;
+        case 'HARD_BLOCK':
+        case 'REPAIR': {
+          const resolution = await resolveHardBlock(ctx, call, existing, decision);
+          if (resolution.kind === 'return') return resolution.value;
+          if (resolution.kind === 'run') {
+            watch?.close();
+            return await runClaimed(ctx, call, resolution.record, body, options);
+          }
+          existing = resolution.record;
+          continue;
+        }
       }
-      case 'SOFT_BLOCK':
-        if (ctx.deferReadOnlyUnknown) throw new LedgerSoftBlockError(existing);
-        break;
-      case 'ALLOW':
-      case 'RECLAIM':
-        break;
-      case 'HARD_BLOCK':
-      case 'REPAIR': {
-        const resolution = await resolveHardBlock(ctx, call, existing, decision);
-        if (resolution.kind === 'return') return resolution.value;
-        if (resolution.kind === 'run') return await runClaimed(ctx, call, resolution.record, body, options);
-        existing = resolution.record;
-        continue;
+      const next = takeoverRecord(ctx, call, existing, now);
+      if (await tryTakeover(ctx, existing, next)) {
+        watch?.close();
+        return await runClaimed(ctx, call, next, body, options);
       }
+      existing = await reread(ctx, existing.key);
     }
-    const next = takeoverRecord(ctx, call, existing, now);
-    if (await tryTakeover(ctx, existing, next)) return await runClaimed(ctx, call, next, body, options);
-    existing = await reread(ctx, existing.key);
+  } finally {
+    watch?.close();
   }
 }
 

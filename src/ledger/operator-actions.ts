@@ -16,7 +16,7 @@ import { afterRecorded, receiptRefFor, settleBeforeReplacing } from './receipts/
 import { isExpired } from './resolve-gate.js';
 import { toStoredResult, withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
-import { announceChange, pauseUntilChanged } from './transition-watch.js';
+import { announceChange, watchTransition } from './transition-watch.js';
 import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
 
 function requireAudit(input: AuditInput): void {
@@ -154,13 +154,18 @@ export async function waitForTransition(
   const start = ctx.clock.now();
   const timeout = options.timeoutMs ?? (ctx.leaseTtlMs > 0 ? ctx.leaseTtlMs : 300_000);
   let interval = ctx.pollIntervalMs;
-  for (;;) {
-    const record = await load(ctx, key);
-    if (record === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
-    const now = ctx.clock.now();
-    if (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)) return record;
-    if (now - start >= timeout) throw new LedgerPollTimeoutError(record, now - start);
-    await pauseUntilChanged(ctx.clock, ctx.storage, key, Math.min(interval, timeout - (now - start)), options.signal);
-    interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
+  const watch = watchTransition(ctx.storage, key);
+  try {
+    for (;;) {
+      const record = await load(ctx, key);
+      if (record === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
+      const now = ctx.clock.now();
+      if (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)) return record;
+      if (now - start >= timeout) throw new LedgerPollTimeoutError(record, now - start);
+      await watch.pause(ctx.clock, Math.min(interval, timeout - (now - start)), options.signal);
+      interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
+    }
+  } finally {
+    watch.close();
   }
 }

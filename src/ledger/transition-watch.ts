@@ -1,25 +1,27 @@
 /**
- * In-process wake-ups for callers that poll a transition.
+ * Wake-ups for callers that poll a transition.
  *
  * A caller that meets a record another owner holds polls it with backoff (`pollIntervalMs`
- * doubling to `pollMaxIntervalMs`). When that owner runs in the same process over the same storage
- * object, the write that settles or frees the record wakes its pollers at once instead of at their
- * next poll. The woken poller reads the record again and applies the gate as it would after a timed
- * poll: a wake-up only shortens a wait, it decides nothing. Pollers in other processes, or over
- * another storage object, keep polling.
+ * doubling to `pollMaxIntervalMs`). Two kinds of notice cut a wait short:
+ * - in this process, the write that settles or frees a record wakes the pollers of that record over
+ *   the same storage object ({@link announceChange});
+ * - across processes, a driver that implements `LedgerStorage.watch` (Redis) tells the pollers of a
+ *   record that another client updated it.
+ * A woken poller reads the record again and applies the gate as it would after a timed poll: a
+ * notice only shortens a wait, it decides nothing, and a missed notice costs one poll interval.
  */
 import type { Clock } from '../core/clock.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 
 type Wake = () => void;
 
-/** Pollers per storage object, per record key. */
+/** In-process pollers per storage object, per record key. */
 const watchers = new WeakMap<LedgerStorage, Map<string, Set<Wake>>>();
 
-/** The reason a wait was cut short by {@link announceChange}. */
+/** The reason a pause was cut short by a notice. */
 const WOKEN = Symbol('transition changed');
 
-function watch(storage: LedgerStorage, key: string, wake: Wake): () => void {
+function watchInProcess(storage: LedgerStorage, key: string, wake: Wake): () => void {
   let byKey = watchers.get(storage);
   if (byKey === undefined) {
     byKey = new Map();
@@ -46,24 +48,51 @@ export function announceChange(storage: LedgerStorage, key: string): void {
   for (const wake of [...set]) wake();
 }
 
-/**
- * Wait up to `ms` on `clock`, or less when the record `key` changes in this process.
- * Rejects with the signal's reason when `signal` aborts, as `clock.sleep` does.
- */
-export async function pauseUntilChanged(
-  clock: Clock,
-  storage: LedgerStorage,
-  key: string,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const woken = new AbortController();
-  const stop = watch(storage, key, () => woken.abort(WOKEN));
-  try {
-    await clock.sleep(ms, signal === undefined ? woken.signal : AbortSignal.any([signal, woken.signal]));
-  } catch (error) {
-    if (error !== WOKEN) throw error;
-  } finally {
-    stop();
+/** One caller's watch on one record, for the length of its polling. */
+export interface TransitionWatch {
+  /**
+   * Wait up to `ms` on `clock`, or less when a notice arrives (at once when one arrived since the
+   * last pause). Rejects with the signal's reason when `signal` aborts, as `clock.sleep` does.
+   */
+  pause(clock: Clock, ms: number, signal: AbortSignal | undefined): Promise<void>;
+  /** Stop watching; safe to call twice. */
+  close(): void;
+}
+
+/** Start watching `key` on `storage`, in this process and through the driver when it can. */
+export function watchTransition(storage: LedgerStorage, key: string): TransitionWatch {
+  let noticed = false;
+  let pausing: AbortController | null = null;
+  const wake = (): void => {
+    if (pausing === null) noticed = true;
+    else pausing.abort(WOKEN);
+  };
+  const stops: (() => void)[] = [watchInProcess(storage, key, wake)];
+  if (storage.watch !== undefined) {
+    try {
+      stops.push(storage.watch(key, wake));
+    } catch {
+      // A driver that cannot watch right now leaves the caller to its timed polls.
+    }
   }
+  return {
+    async pause(clock, ms, signal) {
+      if (noticed) {
+        noticed = false;
+        return;
+      }
+      const woken = new AbortController();
+      pausing = woken;
+      try {
+        await clock.sleep(ms, signal === undefined ? woken.signal : AbortSignal.any([signal, woken.signal]));
+      } catch (error) {
+        if (error !== WOKEN) throw error;
+      } finally {
+        pausing = null;
+      }
+    },
+    close() {
+      for (const stop of stops.splice(0)) stop();
+    },
+  };
 }

@@ -62,6 +62,13 @@ export interface LedgerStorage {
   findByTicket(ticketKey: string): Promise<TransitionRecord | null>;
   /** One page of records, ordered by update time (newest first), then key. */
   list(query?: ListQuery): Promise<ListPage>;
+  /**
+   * Optional: call `onChange` whenever the record under `key` is updated, by any client of the
+   * store, until the returned function is called. Pollers use it only to poll sooner, so it may be
+   * best effort: a notice lost while the watch is set up or across a reconnect costs one poll
+   * interval. It must not throw into the caller for a store that is down; it simply stays silent.
+   */
+  watch?(key: string, onChange: () => void): () => void;
   /** Release what the driver opened; safe to call twice. */
   close(): Promise<void>;
 }

@@ -15,8 +15,10 @@ import {
 } from './redis/connection.js';
 import { listRecords, marker, planList } from './redis/list.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
+import { createSubscriptions } from './redis/subscriptions.js';
 
 export type { RedisClientLike } from './redis/connection.js';
+export type { RedisSubscriberLike } from './redis/subscriptions.js';
 
 /** How the Redis driver reaches the server: a connected client of yours, or a URL. */
 export type RedisConnectionOptions =
@@ -35,6 +37,12 @@ export interface RedisStorageSettings {
 export interface RedisStorage extends LedgerStorage {
   /** The prefix of every key this storage reads and writes. */
   readonly prefix: string;
+  /**
+   * Hear of every update of `key` by any client (the update script publishes it), through a
+   * subscriber connection opened at the first watch: a `duplicate()` of the client you passed, or a
+   * second client from the URL. Without `duplicate()` nothing is heard and pollers poll.
+   */
+  watch(key: string, onChange: () => void): () => void;
 }
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'redis', crossProcess: true, durable: true });
@@ -63,6 +71,7 @@ export function createRedisStorage(
   const source: RedisConnection =
     'client' in connection ? borrowedConnection(connection.client) : ownedConnection(connection.url);
   const scripts = createScriptRunner();
+  const notices = createSubscriptions(() => source.openSubscriber());
   const recordPrefix = `${prefix}rec:`;
   const indexKey = `${prefix}updated`;
   const recordKey = (key: string): string => `${recordPrefix}${key}`;
@@ -169,7 +178,13 @@ export function createRedisStorage(
       );
     },
 
+    watch(key, onChange) {
+      // The update script publishes every write on the channel named like the record's hash.
+      return notices.watch(recordKey(key), onChange);
+    },
+
     async close() {
+      await notices.close();
       await source.close();
     },
   };

@@ -10,6 +10,7 @@ import { defineListCases } from './storage-conformance/list-cases.js';
 import { defineRaceCases } from './storage-conformance/race-cases.js';
 import { defineRecordCases } from './storage-conformance/record-cases.js';
 import { defineUpdateCases } from './storage-conformance/update-cases.js';
+import { defineWatchCases } from './storage-conformance/watch-cases.js';
 
 export type { ConformanceTestApi, StorageConformanceOptions } from './storage-conformance/harness.js';
 export { makeTestRecord } from './storage-conformance/make-test-record.js';
@@ -40,5 +41,6 @@ export function describeStorageConformance(options: StorageConformanceOptions): 
     defineListCases(suite);
     defineRaceCases(suite);
     defineLifecycleCases(suite);
+    defineWatchCases(suite);
   });
 }

@@ -45,6 +45,7 @@ describe.skipIf(skip)('redis storage', () => {
     name: 'redis',
     open: () => createRedisStorage({ url: REDIS_URL }, { prefix: `${runPrefix}conformance:` }),
     api: { describe, it },
+    watch: true,
   });
 
   describe('driver', () => {
@@ -200,6 +201,124 @@ describe.skipIf(skip)('redis storage', () => {
       await expect(storage.list({ limit: 0 })).rejects.toBeInstanceOf(RangeError);
       await expect(storage.list({ cursor: '%%%' })).rejects.toBeInstanceOf(RangeError);
       await storage.close();
+    });
+  });
+
+  describe('change notices (watch)', () => {
+    let prefix: string;
+    const cleanups: (() => Promise<unknown>)[] = [];
+    beforeEach(() => {
+      prefix = `${runPrefix}${randomUUID()}:`;
+    });
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+    });
+
+    async function connected(): Promise<AdminClient> {
+      const client = createClient({ url: REDIS_URL });
+      client.on('error', () => {});
+      await client.connect();
+      cleanups.push(() => (client.isOpen ? client.close() : Promise.resolve()));
+      return client;
+    }
+
+    /** Subscribers of the channel of a record key under `prefix`. */
+    async function subscribers(key: string): Promise<number> {
+      const reply = (await admin.sendCommand(['PUBSUB', 'NUMSUB', `${prefix}rec:${key}`])) as [string, number];
+      return Number(reply[1]);
+    }
+
+    async function eventually(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
+      for (let i = 0; i < 500; i++) {
+        if (await condition()) return;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`Timed out waiting for ${what}`);
+    }
+
+    it('subscribes through a duplicate of a client it was given, and closes only the duplicate', async () => {
+      const client = await connected();
+      const storage = createRedisStorage({ client }, { prefix });
+      const writer = createRedisStorage({ client: await connected() }, { prefix });
+      const record = makeTestRecord();
+      await writer.create(record);
+      let notices = 0;
+      const stop = storage.watch(record.key, () => {
+        notices += 1;
+      });
+      await eventually(async () => (await subscribers(record.key)) === 1, 'the subscription');
+      expect(await writer.update(record.key, 1, { ...record, version: 2 })).toBe(true);
+      await eventually(() => notices === 1, 'the notice');
+      stop();
+      await eventually(async () => (await subscribers(record.key)) === 0, 'the unsubscribe');
+
+      storage.watch(record.key, () => undefined);
+      await eventually(async () => (await subscribers(record.key)) === 1, 'the second subscription');
+      await storage.close();
+      expect(await subscribers(record.key)).toBe(0);
+      expect(client.isOpen).toBe(true);
+      expect(await client.sendCommand(['PING'])).toBe('PONG');
+    });
+
+    it('a client without duplicate() gets no notices and the ledger still polls to the result', async () => {
+      const client = await connected();
+      const bare: RedisClientLike = { sendCommand: (args) => client.sendCommand(args) };
+      const storage = createRedisStorage({ client: bare }, { prefix });
+      const record = makeTestRecord();
+      await storage.create(record);
+      const stop = storage.watch(record.key, () => {
+        throw new Error('no notice was expected');
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await subscribers(record.key)).toBe(0);
+      stop();
+      await storage.close();
+    });
+
+    it('a redispatch on another client returns when the owner completes, without waiting out its poll', async () => {
+      const { createLedger, createManualClock } = await import('../../src/index.js');
+      // A clock that never moves: the poller can only return because a notice woke it.
+      const clock = createManualClock(T);
+      const options = { agentId: 'agent', policyVersion: 'p1', clock, pollIntervalMs: 60_000, leaseTtlMs: 600_000 };
+      const ownerStorage = createRedisStorage({ client: await connected() }, { prefix });
+      const otherStorage = createRedisStorage({ client: await connected() }, { prefix });
+      cleanups.push(
+        () => ownerStorage.close(),
+        () => otherStorage.close(),
+      );
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let runs = 0;
+      const spec = { name: 'build_report', sideEffectClass: 'idempotent_mutate' } as const;
+      const owner = createLedger({ storage: ownerStorage, ...options }).tool(spec, async (args: { id: string }) => {
+        runs += 1;
+        await held;
+        return { id: args.id, pages: 3 };
+      });
+      const other = createLedger({ storage: otherStorage, ...options }).tool(spec, async () => {
+        runs += 1;
+        return 'ran twice';
+      });
+
+      const first = owner({ id: 'r1' }, { toolCallId: 'call_1' });
+      await eventually(() => runs === 1, 'the owner to start');
+      let settled = false;
+      const second = other({ id: 'r1' }, { toolCallId: 'call_1' }).finally(() => {
+        settled = true;
+      });
+      await eventually(() => clock.pending > 1, 'the redispatch to wait');
+      const key = (await ownerStorage.list({ limit: 1 })).records[0]?.key ?? '';
+      await eventually(async () => (await subscribers(key)) === 1, 'the poller to subscribe');
+      expect(settled).toBe(false);
+
+      release();
+      const [a, b] = await Promise.all([first, second]);
+      expect(b).toEqual(a);
+      expect(runs).toBe(1);
+      expect(clock.now()).toBe(T);
+      await eventually(async () => (await subscribers(key)) === 0, 'the poller to unsubscribe');
     });
   });
 

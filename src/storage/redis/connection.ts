@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
+import type { RedisSubscriberLike } from './subscriptions.js';
 
 /**
  * The part of a Redis client the driver uses: node-redis v5 clients (`createClient()`) fit it.
@@ -14,15 +15,17 @@ import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } 
 export interface RedisClientLike {
   /** Send one command, given as its arguments (`['HGET', key, field]`), and resolve with the reply. */
   sendCommand(args: readonly string[]): Promise<unknown>;
+  /**
+   * Optional: a new, unconnected client with the same options (node-redis `duplicate()`). The
+   * storage connects it to receive change notices for pollers and closes it on `close()`; without
+   * it, pollers over this storage poll on their interval.
+   */
+  duplicate?(): RedisSubscriberLike;
 }
 
 /** A node-redis client the driver created and therefore owns. */
-interface OwnedRedisClient extends RedisClientLike {
-  readonly isOpen: boolean;
-  connect(): Promise<unknown>;
+interface OwnedRedisClient extends RedisClientLike, RedisSubscriberLike {
   close(): Promise<void>;
-  destroy(): void;
-  on(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
 /** The part of the `redis` module the driver uses. */
@@ -38,7 +41,21 @@ export interface RedisModuleLike {
 export interface RedisConnection {
   /** The ready client: at once when there is one, else once it has connected. */
   client(operation: string): RedisClientLike | Promise<RedisClientLike>;
+  /** A new connected client for change notices, which the caller closes; null when there can be none. */
+  openSubscriber(): Promise<RedisSubscriberLike | null>;
   close(): Promise<void>;
+}
+
+/** Connect `client` for notices: its errors are heard (an unheard 'error' event crashes the process). */
+async function connectSubscriber(client: RedisSubscriberLike): Promise<RedisSubscriberLike> {
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (cause) {
+    if (client.isOpen) client.destroy();
+    throw cause;
+  }
+  return client;
 }
 
 const closedError = (): Error => new Error('Redis ledger storage is closed');
@@ -50,6 +67,10 @@ export function borrowedConnection(client: RedisClientLike): RedisConnection {
     client(operation) {
       if (closed) return Promise.reject(new LedgerStorageUnavailableError(operation, { cause: closedError() }));
       return client;
+    },
+    async openSubscriber() {
+      if (closed || typeof client.duplicate !== 'function') return null;
+      return connectSubscriber(client.duplicate());
     },
     async close() {
       closed = true;
@@ -101,13 +122,17 @@ export function ownedConnection(
   let ready: OwnedRedisClient | null = null;
   let closed = false;
 
-  async function open(): Promise<OwnedRedisClient> {
+  async function create(): Promise<OwnedRedisClient> {
     const redis = await loadRedis(importModule);
-    const client = redis.createClient({
+    return redis.createClient({
       url,
       disableOfflineQueue: true,
       socket: { connectTimeout: 5000, reconnectStrategy },
     });
+  }
+
+  async function open(): Promise<OwnedRedisClient> {
+    const client = await create();
     // node-redis emits connection errors as events and an unheard 'error' event crashes the
     // process; each failed operation reports its own LedgerStorageUnavailableError instead.
     client.on('error', () => {});
@@ -156,6 +181,10 @@ export function ownedConnection(
       if (ready?.isOpen === true) return ready;
       ready = null;
       return connected(operation);
+    },
+    async openSubscriber() {
+      if (closed) return null;
+      return connectSubscriber(await create());
     },
     async close() {
       if (closed) return;

@@ -7,6 +7,10 @@
  * - `p ticket:<ticketKey>`: a string holding the key of the record that claimed the ticket;
  * - `p updated`: a sorted set of record keys scored by `updatedAt`, for `list`.
  *
+ * Every update is also published, with its new version, on the channel named like the record's
+ * hash (`p rec:<key>`; channels and keys are separate namespaces), so pollers of that record in
+ * other processes can read it again at once.
+ *
  * Some scripts read record hashes named by the index rather than by KEYS; on Redis Cluster put a hash
  * tag in the prefix (`{hyphae}:`) so every key of one ledger lives in one slot.
  */
@@ -61,8 +65,9 @@ return { 'created' }
  * ARGV[7]  tool
  * ARGV[8]  kind
  * ARGV[9]  ticket marker of the JSON (`''` or `'=' .. ticketKey`)
- * Returns  1 when written, 0 when the record is absent or its version differs,
- *          `{ 'ticket', stored marker }` when the JSON names another ticket (nothing written)
+ * Returns  1 when written (and published on the channel KEYS[1]), 0 when the record is absent or
+ *          its version differs, `{ 'ticket', stored marker }` when the JSON names another ticket
+ *          (nothing written)
  */
 export const UPDATE_RECORD_SCRIPT = `
 local current = redis.call('HMGET', KEYS[1], 'doc', 'v', 'tk')
@@ -71,6 +76,7 @@ local stored = current[3] or ''
 if stored ~= ARGV[9] then return { 'ticket', stored } end
 redis.call('HSET', KEYS[1], 'doc', ARGV[3], 'v', ARGV[4], 'o', ARGV[6], 't', ARGV[7], 'k', ARGV[8])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+redis.call('PUBLISH', KEYS[1], ARGV[4])
 return 1
 `;
 

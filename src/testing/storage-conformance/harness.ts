@@ -22,6 +22,8 @@ export interface StorageConformanceOptions {
   readonly concurrency?: readonly number[];
   /** Timeout of the concurrency cases, in ms. Default 30000. */
   readonly raceTimeoutMs?: number;
+  /** The driver implements the optional `watch`, whose cases then run. Default false. */
+  readonly watch?: boolean;
 }
 
 /** Opens clients for one case; each is closed when the case ends. */
@@ -34,6 +36,8 @@ export interface CaseClients {
 export interface ConformanceSuite {
   readonly concurrency: readonly number[];
   readonly raceTimeoutMs: number;
+  /** Whether the driver declared the optional `watch`. */
+  readonly watch: boolean;
   group(name: string, fn: () => void): void;
   test(name: string, body: (clients: CaseClients) => Promise<void>, timeout?: number): void;
 }
@@ -44,6 +48,7 @@ export function createConformanceSuite(options: StorageConformanceOptions): Conf
   return {
     concurrency: options.concurrency ?? [2, 8, 32],
     raceTimeoutMs: options.raceTimeoutMs ?? 30_000,
+    watch: options.watch ?? false,
     group(name, fn) {
       api.describe(name, fn);
     },

@@ -1,0 +1,114 @@
+/**
+ * Change notices of the Redis driver: the update script publishes each write on the record's channel,
+ * and a subscriber connection of the driver's own hands them to the ledger's pollers.
+ *
+ * Everything here is best effort. A subscriber that cannot connect, a subscription that fails or
+ * a notice lost across a reconnect leaves the pollers to their timed polls; nothing here throws into
+ * a ledger call or decides anything.
+ */
+
+/** The part of a node-redis v5 client the subscriber uses (a `duplicate()` of yours, or one of ours). */
+export interface RedisSubscriberLike {
+  readonly isOpen: boolean;
+  connect(): Promise<unknown>;
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  close(): Promise<unknown>;
+  destroy(): void;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+/** The driver's watches, over one subscriber connection opened at the first watch. */
+export interface Subscriptions {
+  /** Call `onMessage` for every message on `channel` until the returned function is called. */
+  watch(channel: string, onMessage: () => void): () => void;
+  /** Close the subscriber connection, if one was opened. */
+  close(): Promise<void>;
+}
+
+const ignore = (): void => undefined;
+
+/**
+ * Subscriptions over the connection `open` makes (null when this client cannot subscribe).
+ * Subscribing and unsubscribing run one at a time, each bringing the connection's channels in line
+ * with the channels watched; a connection that failed or closed is opened again at the next change.
+ */
+export function createSubscriptions(open: () => Promise<RedisSubscriberLike | null>): Subscriptions {
+  const listeners = new Map<string, Set<() => void>>();
+  /** Channels `current` is subscribed to. */
+  const subscribed = new Set<string>();
+  let current: RedisSubscriberLike | null = null;
+  let queue: Promise<void> = Promise.resolve();
+  let closed = false;
+
+  function dispatch(_message: string, channel: string): void {
+    const set = listeners.get(channel);
+    if (set === undefined) return;
+    for (const listener of [...set]) listener();
+  }
+
+  async function ready(): Promise<RedisSubscriberLike | null> {
+    if (current?.isOpen === true) return current;
+    // Never connected, or it gave up reconnecting: a new connection starts with no channels.
+    current = null;
+    subscribed.clear();
+    const client = await open().catch(() => null);
+    if (client === null) return null;
+    if (closed) {
+      await client.close().catch(ignore);
+      return null;
+    }
+    current = client;
+    return client;
+  }
+
+  async function reconcile(): Promise<void> {
+    if (closed) return;
+    const wanted = (channel: string): boolean => listeners.has(channel);
+    if ([...listeners.keys()].every((channel) => subscribed.has(channel)) && [...subscribed].every(wanted)) return;
+    const client = await ready();
+    if (client === null) return;
+    for (const channel of [...listeners.keys()]) {
+      if (subscribed.has(channel)) continue;
+      await client.subscribe(channel, dispatch);
+      subscribed.add(channel);
+    }
+    for (const channel of [...subscribed]) {
+      if (wanted(channel)) continue;
+      subscribed.delete(channel);
+      await client.unsubscribe(channel);
+    }
+  }
+
+  const change = (): void => {
+    queue = queue.then(reconcile).catch(ignore);
+  };
+
+  return {
+    watch(channel, onMessage) {
+      if (closed) return ignore;
+      let set = listeners.get(channel);
+      if (set === undefined) {
+        set = new Set();
+        listeners.set(channel, set);
+        change();
+      }
+      set.add(onMessage);
+      const registered = set;
+      return () => {
+        if (!registered.delete(onMessage) || registered.size > 0 || listeners.get(channel) !== registered) return;
+        listeners.delete(channel);
+        change();
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      listeners.clear();
+      await queue;
+      const client = current;
+      current = null;
+      if (client?.isOpen === true) await client.close().catch(() => client.destroy());
+    },
+  };
+}
