@@ -164,7 +164,9 @@ async function measureRaces(run: string): Promise<RaceRun[]> {
     for (const jitterMs of RACE_JITTER_MS) {
       const prefix = `${run}race-${jitterMs}:`;
       for (const contenders of [hyphaeContenders(clients, prefix), powertoolsContenders(clients, prefix)]) {
-        const tally = await runRace(contenders.callers, contenders.log, { rounds: RACE_ROUNDS, jitterMs });
+        const tally = await runRace(contenders.callers, contenders.log, { rounds: RACE_ROUNDS, jitterMs }).finally(() =>
+          contenders.close(),
+        );
         console.log(
           `  race ${contenders.library} jitter ${jitterMs} ms: executions ${tally.executions}/${tally.rounds}, results ${tally.results}, errors ${JSON.stringify(tally.errors)}, settle p50 ${tally.settleMsP50.toFixed(1)} ms`,
         );

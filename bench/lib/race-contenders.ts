@@ -14,6 +14,8 @@ export interface Contenders {
   readonly library: string;
   readonly callers: readonly Contender[];
   readonly log: ExecutionLog;
+  /** Release what the contenders opened beyond the clients they were given. */
+  close(): Promise<void>;
 }
 
 /** The arguments of a racing call; `round` tells the body which round it ran in. */
@@ -28,13 +30,21 @@ const SPEC = { name: 'bench_race', sideEffectClass: 'idempotent_mutate' } as con
 /** One ledger per client over the same key prefix; every caller of a round uses the same call id. */
 export function hyphaeContenders(clients: readonly BenchRedisClient[], prefix: string): Contenders {
   const log = executionLog();
-  const callers = clients.map((client, by): Contender => {
-    const storage = createRedisStorage({ client }, { prefix: `${prefix}hyphae:` });
+  const storages = clients.map((client) => createRedisStorage({ client }, { prefix: `${prefix}hyphae:` }));
+  const callers = storages.map((storage, by): Contender => {
     const ledger = createLedger({ storage, agentId: 'bench-agent', policyVersion: 'bench.1' });
     const tool = ledger.tool(SPEC, async (args: RaceArgs) => log.execute(args.round, by));
     return (round) => tool({ orderId: `race_${round}`, amount: 100, round }, { toolCallId: `race_call_${round}` });
   });
-  return { library: 'hyphae', callers, log };
+  return {
+    library: 'hyphae',
+    callers,
+    log,
+    async close() {
+      // Each storage closes the notice subscriber it opened (a duplicate of its client).
+      await Promise.all(storages.map((storage) => storage.close()));
+    },
+  };
 }
 
 /** One persistence layer and idempotent function per client; every caller of a round sends the same payload. */
@@ -46,5 +56,5 @@ export function powertoolsContenders(clients: readonly BenchRedisClient[], prefi
     );
     return (round) => fn({ orderId: `race_${round}`, amount: 100, round, toolCallId: `race_call_${round}` });
   });
-  return { library: 'powertools', callers, log };
+  return { library: 'powertools', callers, log, close: async () => undefined };
 }

@@ -64,9 +64,10 @@ export interface LedgerStorage {
   list(query?: ListQuery): Promise<ListPage>;
   /**
    * Optional: call `onChange` whenever the record under `key` is updated, by any client of the
-   * store, until the returned function is called. Pollers use it only to poll sooner, so it may be
-   * best effort: a notice lost while the watch is set up or across a reconnect costs one poll
-   * interval. It must not throw into the caller for a store that is down; it simply stays silent.
+   * store, until the returned function is called; and once as soon as the watch is live, since an
+   * update made before that is not heard. Pollers use it only to read again sooner, so spurious
+   * calls are harmless and a notice lost across a reconnect costs one poll interval. It must not
+   * throw for a store that is down; it simply stays silent.
    */
   watch?(key: string, onChange: () => void): () => void;
   /** Release what the driver opened; safe to call twice. */

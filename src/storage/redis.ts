@@ -38,9 +38,10 @@ export interface RedisStorage extends LedgerStorage {
   /** The prefix of every key this storage reads and writes. */
   readonly prefix: string;
   /**
-   * Hear of every update of `key` by any client (the update script publishes it), through a
-   * subscriber connection opened at the first watch: a `duplicate()` of the client you passed, or a
-   * second client from the URL. Without `duplicate()` nothing is heard and pollers poll.
+   * Hear of every update of `key` by any client (the update script publishes it), and once when the
+   * subscription is live, through a subscriber connection opened at the first watch: a `duplicate()`
+   * of the client you passed, or a second client from the URL. Without `duplicate()` nothing is
+   * heard and pollers poll.
    */
   watch(key: string, onChange: () => void): () => void;
 }

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { createClient } from 'redis';
 import type { LedgerStorage } from '../../src/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
-import { createRedisStorage } from '../../src/storage/redis.js';
+import { createRedisStorage, type RedisStorage } from '../../src/storage/redis.js';
 import { POSTGRES_URL, REDIS_URL } from './integration.js';
 import { deleteRedisKeys, dropPostgresTables, runTag } from './server-stores.js';
 
@@ -86,6 +86,7 @@ export async function redisChaosTarget(): Promise<ChaosTarget> {
   admin.on('error', () => {});
   await admin.connect();
   const clients: ReturnType<typeof createClient>[] = [];
+  const storages: RedisStorage[] = [];
   return {
     name: 'redis',
     marker: `CLIENT SETNAME ${clientName}`,
@@ -99,7 +100,9 @@ export async function redisChaosTarget(): Promise<ChaosTarget> {
       client.on('error', () => {});
       await client.connect();
       clients.push(client);
-      return createRedisStorage({ client }, { prefix });
+      const storage = createRedisStorage({ client }, { prefix });
+      storages.push(storage);
+      return storage;
     },
     async kill() {
       const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
@@ -111,6 +114,8 @@ export async function redisChaosTarget(): Promise<ChaosTarget> {
       return killed;
     },
     async dispose() {
+      // Each storage closes the notice subscriber it may have opened; the clients are the test's.
+      await Promise.allSettled(storages.map((storage) => storage.close()));
       for (const client of clients) {
         if (client.isOpen) client.destroy();
       }

@@ -247,8 +247,9 @@ describe.skipIf(skip)('redis storage', () => {
         notices += 1;
       });
       await eventually(async () => (await subscribers(record.key)) === 1, 'the subscription');
+      await eventually(() => notices === 1, 'the notice that the watch is live');
       expect(await writer.update(record.key, 1, { ...record, version: 2 })).toBe(true);
-      await eventually(() => notices === 1, 'the notice');
+      await eventually(() => notices === 2, 'the notice of the update');
       stop();
       await eventually(async () => (await subscribers(record.key)) === 0, 'the unsubscribe');
 

@@ -20,7 +20,10 @@ export interface RedisSubscriberLike {
 
 /** The driver's watches, over one subscriber connection opened at the first watch. */
 export interface Subscriptions {
-  /** Call `onMessage` for every message on `channel` until the returned function is called. */
+  /**
+   * Call `onMessage` for every message on `channel` until the returned function is called, and once
+   * as soon as the subscription is live (a message sent before that was not heard).
+   */
   watch(channel: string, onMessage: () => void): () => void;
   /** Close the subscriber connection, if one was opened. */
   close(): Promise<void>;
@@ -72,6 +75,8 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
       if (subscribed.has(channel)) continue;
       await client.subscribe(channel, dispatch);
       subscribed.add(channel);
+      // A write published before the subscription was live is lost: tell the watchers to look now.
+      dispatch('', channel);
     }
     for (const channel of [...subscribed]) {
       if (wanted(channel)) continue;
@@ -92,6 +97,11 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
         set = new Set();
         listeners.set(channel, set);
         change();
+      } else if (subscribed.has(channel)) {
+        // Live already: this watcher's first notice (look now) comes at once.
+        queueMicrotask(() => {
+          if (registered.has(onMessage)) onMessage();
+        });
       }
       set.add(onMessage);
       const registered = set;
