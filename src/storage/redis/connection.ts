@@ -46,12 +46,16 @@ export interface RedisConnection {
   close(): Promise<void>;
 }
 
-/** Connect `client` for notices: its errors are heard (an unheard 'error' event crashes the process). */
-async function connectSubscriber(client: RedisSubscriberLike): Promise<RedisSubscriberLike> {
+/**
+ * Connect a client whose errors are heard: node-redis emits connection errors as events and an
+ * unheard 'error' event crashes the process; each failed operation reports its own error instead.
+ */
+async function connectHeard<C extends RedisSubscriberLike>(client: C): Promise<C> {
   client.on('error', () => {});
   try {
     await client.connect();
   } catch (cause) {
+    // A connect timeout can leave the socket open; a refused one has already closed the client.
     if (client.isOpen) client.destroy();
     throw cause;
   }
@@ -70,7 +74,7 @@ export function borrowedConnection(client: RedisClientLike): RedisConnection {
     },
     async openSubscriber() {
       if (closed || typeof client.duplicate !== 'function') return null;
-      return connectSubscriber(client.duplicate());
+      return connectHeard(client.duplicate());
     },
     async close() {
       closed = true;
@@ -132,17 +136,7 @@ export function ownedConnection(
   }
 
   async function open(): Promise<OwnedRedisClient> {
-    const client = await create();
-    // node-redis emits connection errors as events and an unheard 'error' event crashes the
-    // process; each failed operation reports its own LedgerStorageUnavailableError instead.
-    client.on('error', () => {});
-    try {
-      await client.connect();
-    } catch (cause) {
-      // A connect timeout can leave the socket open; a refused one has already closed the client.
-      if (client.isOpen) client.destroy();
-      throw cause;
-    }
+    const client = await connectHeard(await create());
     // close() ran while we connected and may have missed this client: it must not outlive it.
     if (closed) {
       await client.close();
@@ -184,7 +178,7 @@ export function ownedConnection(
     },
     async openSubscriber() {
       if (closed) return null;
-      return connectSubscriber(await create());
+      return connectHeard(await create());
     },
     async close() {
       if (closed) return;
