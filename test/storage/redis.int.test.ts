@@ -262,6 +262,36 @@ describe.skipIf(skip)('redis storage', () => {
       expect(await client.sendCommand(['PING'])).toBe('PONG');
     });
 
+    it('hears updates again after its subscriber connection is killed', async () => {
+      const storage = createRedisStorage({ url: REDIS_URL }, { prefix });
+      cleanups.push(() => storage.close());
+      const writer = createRedisStorage({ client: await connected() }, { prefix });
+      const [before, after] = [makeTestRecord(), makeTestRecord()];
+      await writer.create(before);
+      await writer.create(after);
+      let first = 0;
+      storage.watch(before.key, () => {
+        first += 1;
+      });
+      await eventually(() => first === 1, 'the first watch to be live');
+
+      // Every subscriber on the server goes; other files' pollers only fall back to timed polls.
+      await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+      let second = 0;
+      storage.watch(after.key, () => {
+        second += 1;
+      });
+      // Reconnected (or replaced): the new watch goes live and hears the next update.
+      await eventually(() => second >= 1, 'the second watch to be live');
+      const heard = second;
+      await eventually(async () => {
+        const current = await writer.get(after.key);
+        if (current === null) throw new Error('record vanished');
+        await writer.update(after.key, current.version, { ...current, version: current.version + 1 });
+        return second > heard;
+      }, 'the update to be heard');
+    });
+
     it('a client without duplicate() gets no notices and the ledger still polls to the result', async () => {
       const client = await connected();
       const bare: RedisClientLike = { sendCommand: (args) => client.sendCommand(args) };

@@ -31,6 +31,9 @@ export interface Subscriptions {
 
 const ignore = (): void => undefined;
 
+/** Pause before subscribing again after the connection refused (down, or reconnecting). */
+const RETRY_MS = 100;
+
 /**
  * Subscriptions over the connection `open` makes (null when this client cannot subscribe).
  * Subscribing and unsubscribing run one at a time, each bringing the connection's channels in line
@@ -41,7 +44,7 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
   /** Channels `current` is subscribed to. */
   const subscribed = new Set<string>();
   let current: RedisSubscriberLike | null = null;
-  let queue: Promise<void> = Promise.resolve();
+  let queue: Promise<unknown> = Promise.resolve();
   let closed = false;
 
   function dispatch(_message: string, channel: string): void {
@@ -65,12 +68,13 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
     return client;
   }
 
-  async function reconcile(): Promise<void> {
-    if (closed) return;
+  /** Bring the connection's channels in line with the watched ones; false when it could not. */
+  async function reconcile(): Promise<boolean> {
+    if (closed) return true;
     const wanted = (channel: string): boolean => listeners.has(channel);
-    if ([...listeners.keys()].every((channel) => subscribed.has(channel)) && [...subscribed].every(wanted)) return;
+    if ([...listeners.keys()].every((channel) => subscribed.has(channel)) && [...subscribed].every(wanted)) return true;
     const client = await ready();
-    if (client === null) return;
+    if (client === null) return false;
     for (const channel of [...listeners.keys()]) {
       if (subscribed.has(channel)) continue;
       await client.subscribe(channel, dispatch);
@@ -83,10 +87,23 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
       subscribed.delete(channel);
       await client.unsubscribe(channel);
     }
+    return true;
   }
 
+  let retry: ReturnType<typeof setTimeout> | null = null;
   const change = (): void => {
-    queue = queue.then(reconcile).catch(ignore);
+    queue = queue
+      .then(reconcile)
+      .catch(() => false)
+      .then((done) => {
+        // A connection that is down or reconnecting refused: try again shortly while anyone watches.
+        if (done || closed || retry !== null || listeners.size === 0) return;
+        retry = setTimeout(() => {
+          retry = null;
+          change();
+        }, RETRY_MS);
+        retry.unref();
+      });
   };
 
   return {
@@ -115,6 +132,7 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
       if (closed) return;
       closed = true;
       listeners.clear();
+      if (retry !== null) clearTimeout(retry);
       await queue;
       const client = current;
       current = null;
