@@ -2,6 +2,7 @@
  * Composite nodes: lists, records, objects (with exclusive key groups), unions and unions
  * discriminated by one key.
  */
+import { codeList } from '../../core/code-list.js';
 import { closest } from './did-you-mean.js';
 import {
   type AnyNode,
@@ -16,7 +17,6 @@ import {
   type NodeIssue,
   type ObjectOf,
   optional,
-  quote,
   type Shape,
 } from './nodes.js';
 
@@ -113,12 +113,12 @@ function checkExclusive(
     if (present.length === 1) continue;
     const [first, second] = present;
     if (first === undefined || second === undefined) {
-      issues.push({ path, target: 'value', message: `Give one of ${quote(group)}` });
+      issues.push({ path, target: 'value', message: `Give one of ${codeList(group)}` });
     } else {
       issues.push({
         path: [...path, second],
         target: 'key',
-        message: `Give only one of ${quote(group)} (both \`${first}\` and \`${second}\` are set)`,
+        message: `Give only one of ${codeList(group)} (both \`${first}\` and \`${second}\` are set)`,
       });
     }
   }
@@ -165,7 +165,7 @@ export function object<const S extends Shape>(shape: S, options: ObjectOptions =
             message:
               hint !== undefined
                 ? `Unknown key \`${key}\` (did you mean \`${hint}\`?)`
-                : (custom ?? `Unknown key \`${key}\` (expected one of ${quote(keys)})`),
+                : (custom ?? `Unknown key \`${key}\` (expected one of ${codeList(keys)})`),
           });
           continue;
         }
@@ -218,7 +218,7 @@ export function discriminated<const Tag extends string, const C extends Shape, c
         const of = owners.get(key);
         return of === undefined
           ? undefined
-          : `\`${key}\` does not apply to ${tag} \`${name}\` (it is a setting of ${quote(of)})`;
+          : `\`${key}\` does not apply to ${tag} \`${name}\` (it is a setting of ${codeList(of)})`;
       };
       const tagNode = name === options.defaultTag ? optional(literal(name)) : literal(name);
       const full = { ...common, [tag]: tagNode, ...shape } as Shape;
@@ -226,7 +226,7 @@ export function discriminated<const Tag extends string, const C extends Shape, c
       return [name, object(full, exactlyOne === undefined ? { unknownKey } : { unknownKey, exactlyOne })] as const;
     }),
   );
-  const expected = `a mapping with \`${tag}\`: ${quote(names)}`;
+  const expected = `a mapping with \`${tag}\`: ${codeList(names)}`;
   return make<Discriminated<Tag, C, V>>(
     expected,
     options.description,
@@ -251,7 +251,7 @@ export function discriminated<const Tag extends string, const C extends Shape, c
         issues.push({
           path: [...path, tag],
           target: 'parent',
-          message: `Missing \`${tag}\` (expected one of ${quote(names)})`,
+          message: `Missing \`${tag}\` (expected one of ${codeList(names)})`,
         });
         return;
       }
@@ -260,7 +260,7 @@ export function discriminated<const Tag extends string, const C extends Shape, c
       issues.push({
         path: [...path, tag],
         target: 'value',
-        message: `${mismatch(`one of ${quote(names)}`, chosen)}${suffix}`,
+        message: `${mismatch(`one of ${codeList(names)}`, chosen)}${suffix}`,
       });
     },
     (value, ctx) => {

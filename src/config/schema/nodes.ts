@@ -7,6 +7,7 @@
  * A node's `check` reports issues as data and never throws; `parse` runs only on checked values.
  */
 import { describeValue } from '../../boundary/issues.js';
+import { codeList } from '../../core/code-list.js';
 import { closest } from './did-you-mean.js';
 
 /** A key or an index on the way to a value. */
@@ -90,11 +91,6 @@ export function mismatch(expected: string, value: unknown): string {
   return `Expected ${expected}, got ${got(value)}`;
 }
 
-/** Values as a list of code spans. */
-export function quote(values: readonly (string | number | boolean)[]): string {
-  return values.map((v) => `\`${String(v)}\``).join(', ');
-}
-
 function withDescription(json: JsonSchema, description: string | undefined): JsonSchema {
   return description === undefined ? json : { description, ...json };
 }
@@ -147,7 +143,7 @@ export function oneOf<const V extends string>(
   options: Base & { readonly aliases?: readonly string[] } = {},
 ): Node<V> {
   const accepted = [...values, ...(options.aliases ?? [])];
-  const expected = `one of ${quote(values)}${options.aliases === undefined ? '' : ` (or an alias: ${quote(options.aliases)})`}`;
+  const expected = `one of ${codeList(values)}${options.aliases === undefined ? '' : ` (or an alias: ${codeList(options.aliases)})`}`;
   return make(
     expected,
     options.description,

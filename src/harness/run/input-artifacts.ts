@@ -4,6 +4,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { Clock } from '../../core/clock.js';
+import { codeList } from '../../core/code-list.js';
 import { HarnessInputError } from '../errors.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
@@ -204,7 +205,7 @@ export function createInputArtifactStore(
     async load(id) {
       const item = byId.get(id);
       if (item === undefined) {
-        const known = [...byId.keys()].map((known) => `\`${known}\``).join(', ') || 'none';
+        const known = codeList(byId.keys());
         throw new ToolCallError(
           'rejected',
           'unknown_input_artifact',

@@ -2,6 +2,8 @@
  * The built-in `commit_render` tool: make a successful render of this run the proposal. Nothing
  * is rendered again or persisted; the last commit wins.
  */
+
+import { codeList } from '../../core/code-list.js';
 import type { RunContext } from '../run/run-context.js';
 import { RENDER_REF_PATTERN } from '../visual/render-store.js';
 import type { AgentTool } from './agent-tool.js';
@@ -54,11 +56,7 @@ export function commitRenderTool(run: RunContext): AgentTool<{ render_ref: strin
       }
       const record = run.renders.get(ref);
       if (record === undefined) {
-        const known =
-          run.renders
-            .list()
-            .map((item) => `\`${item.ref}\``)
-            .join(', ') || 'none';
+        const known = codeList(run.renders.list().map((item) => item.ref));
         throw new ToolCallError(
           'rejected',
           'unknown_render_ref',

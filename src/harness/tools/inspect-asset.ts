@@ -3,6 +3,8 @@
  * Its preview is loaded only here, once per run; a failed load is returned and may be retried;
  * inspections have their own budget, charged only once a preview is in hand.
  */
+
+import { codeList } from '../../core/code-list.js';
 import { ASSET_REF_PATTERN } from '../assets/asset-registry.js';
 import type { ResolvedLimits } from '../limits.js';
 import { withinDeadline } from '../run/race.js';
@@ -102,11 +104,7 @@ export function inspectAssetTool(
     async execute({ asset_ref: ref, questions }, context) {
       const record = run.assets.get(ref);
       if (record === undefined) {
-        const known =
-          run.assets
-            .approved()
-            .map((asset) => `\`${asset.ref}\``)
-            .join(', ') || 'none';
+        const known = codeList(run.assets.approved().map((asset) => asset.ref));
         throw new ToolCallError(
           'rejected',
           'unknown_asset_ref',

@@ -4,6 +4,7 @@
  * have the vision model review it. Every render is checked like a proposal before it is made.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
+import { codeList } from '../../core/code-list.js';
 import { firstDifference } from '../design/first-difference.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
@@ -162,10 +163,10 @@ async function checkRender(run: RunContext, setup: RenderSetup, input: RenderInp
   const baseRef = input.base_render_ref;
   const base = baseRef === undefined ? undefined : renders.get(baseRef);
   if (baseRef !== undefined && base === undefined) {
-    const known = renders.list().map((record) => `\`${record.ref}\``);
+    const known = codeList(renders.list().map((record) => record.ref));
     rejected(
       'unknown_render_ref',
-      `Unknown render ref \`${baseRef}\`: use the render_ref of a successful render of this run (known: ${known.join(', ') || 'none'})`,
+      `Unknown render ref \`${baseRef}\`: use the render_ref of a successful render of this run (known: ${known})`,
     );
   }
   const baseDesign = base?.candidate ?? run.design;

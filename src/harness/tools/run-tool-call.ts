@@ -5,6 +5,7 @@
  */
 import { toJsonPointer } from '../../boundary/issues.js';
 import { canonicalJson } from '../../core/canonical-json.js';
+import { codeList } from '../../core/code-list.js';
 import { RunLimit, RunLimitExceeded, ToolRaisedError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelToolCall, ToolResultMessage } from '../models/types.js';
@@ -221,8 +222,7 @@ async function admit(
   const { call, run } = state;
   const rejected = (code: string, message: string): Ending => ({ status: 'rejected', error: { code, message } });
   if (tool === undefined) {
-    const names = [...offered.keys()].map((name) => `\`${name}\``).join(', ') || 'none';
-    return rejected('unknown_tool', `Unknown tool \`${call.name}\` (available: ${names})`);
+    return rejected('unknown_tool', `Unknown tool \`${call.name}\` (available: ${codeList(offered.keys())})`);
   }
   if (call.inputError !== undefined)
     return rejected('invalid_input', `The input of \`${call.name}\` is unusable: ${call.inputError}`);

@@ -6,6 +6,7 @@
  * (a head recorded earlier: a `seq`, and optionally its hash) catches a chain cut short at the end.
  */
 import { stat } from 'node:fs/promises';
+import { codeList } from '../../core/code-list.js';
 import { readJsonlLines } from './jsonl-lines.js';
 import { type ChainHead, type Receipt, receiptHash, receiptShapeProblem, signingPayload } from './receipt.js';
 import type { ReceiptSink } from './receipt-sink.js';
@@ -145,8 +146,10 @@ function checkReceipt(
   const receipt = item.value as Receipt;
   const key = keys.get(receipt.keyId);
   if (key === undefined) {
-    const known = [...keys.keys()].map((id) => `\`${id}\``).join(', ');
-    return { reason: 'unknown_key', detail: `key id \`${receipt.keyId}\` is not among the keys (${known || 'none'})` };
+    return {
+      reason: 'unknown_key',
+      detail: `key id \`${receipt.keyId}\` is not among the keys (${codeList(keys.keys())})`,
+    };
   }
   if (!key.verify(signingPayload(receipt), receipt.signature)) {
     // Tampered or a wrong key? If this key verified an earlier receipt, it is the right key. If the
