@@ -103,7 +103,10 @@ export async function callMainModel(
       ...(usage === undefined ? {} : { usage }),
       ...extra,
     });
-  run.emit({ type: 'model_call_started', kind: 'main', purpose: 'main', stepId, callId });
+  const call = { kind: 'main', purpose: 'main', stepId, callId } as const;
+  const finished = (status: 'ok' | 'error', elapsedMs: number): void =>
+    run.emit({ type: 'model_call_finished', ...call, status, elapsedMs });
+  run.emit({ type: 'model_call_started', ...call });
   let response: ModelResponse;
   try {
     response = await raceSignals(
@@ -115,15 +118,7 @@ export async function callMainModel(
     const code = (error as { code?: unknown } | null)?.code;
     const message = error instanceof Error ? error.message : String(error);
     record(traceOf('error', { error: { code: typeof code === 'string' ? code : 'model_error', message } }), undefined);
-    run.emit({
-      type: 'model_call_finished',
-      kind: 'main',
-      purpose: 'main',
-      stepId,
-      callId,
-      status: 'error',
-      elapsedMs: run.clock.now() - startedAt,
-    });
+    finished('error', run.clock.now() - startedAt);
     throw error;
   }
   const usage = checkedUsage(response?.usage);
@@ -136,15 +131,7 @@ export async function callMainModel(
   };
   const trace = traceOf('ok', { output, model: response.model ?? model }, usage);
   record(trace, usage);
-  run.emit({
-    type: 'model_call_finished',
-    kind: 'main',
-    purpose: 'main',
-    stepId,
-    callId,
-    status: 'ok',
-    elapsedMs: trace.elapsedMs,
-  });
+  finished('ok', trace.elapsedMs);
   const booking = run.fuses.recordModelUsage(usageShape(usage), { model: response.model ?? model, reservation });
   if (!booking.verdict.allowed) throw budgetStop(run, booking.verdict.reason);
   return { response: { ...response, text, toolCalls }, trace, usage };
