@@ -82,18 +82,13 @@ export function applyToDesign(
   base: JsonValue,
   patch: readonly unknown[],
   code = 'patch',
-): JsonValue | Refusal {
+): { readonly ok: true; readonly design: JsonValue } | Refusal {
   try {
-    return applyJsonPatch(base, patch, run.limits.patch);
+    return { ok: true, design: applyJsonPatch(base, patch, run.limits.patch) };
   } catch (error) {
     if (!(error instanceof JsonPatchError)) throw error;
     return refusal(`${code}_${error.code}`, error.message);
   }
-}
-
-/** Whether a value is a refusal. */
-export function isRefusal(value: unknown): value is Refusal {
-  return typeof value === 'object' && value !== null && (value as { ok?: unknown }).ok === false && 'code' in value;
 }
 
 /**
@@ -121,8 +116,8 @@ export async function checkProposal(
   let candidate = run.design;
   if (answer.patch !== null) {
     const applied = applyToDesign(run, run.design, answer.patch);
-    if (isRefusal(applied)) return refuse(applied);
-    candidate = applied;
+    if (!applied.ok) return refuse(applied);
+    candidate = applied.design;
   }
   let patch = answer.patch;
   if (committed !== undefined) {

@@ -9,13 +9,7 @@ import { firstDifference } from '../design/first-difference.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { VisionImage } from '../models/types.js';
-import {
-  applyToDesign,
-  checkAgainstSpec,
-  checkPolicies,
-  isRefusal,
-  type ProposalRules,
-} from '../run/check-proposal.js';
+import { applyToDesign, checkAgainstSpec, checkPolicies, type ProposalRules } from '../run/check-proposal.js';
 import { OPERATION_SCHEMA } from '../run/contract.js';
 import { withinDeadline } from '../run/race.js';
 import { deepFreeze, type RunContext } from '../run/run-context.js';
@@ -171,27 +165,30 @@ async function checkRender(run: RunContext, setup: RenderSetup, input: RenderInp
   }
   const baseDesign = base?.candidate ?? run.design;
   const applied = applyToDesign(run, baseDesign, input.patch);
-  if (isRefusal(applied)) {
+  if (!applied.ok) {
     const target = base === undefined ? 'the current design' : `\`${base.ref}\``;
     rejected(applied.code, `The patch does not apply to ${target}: ${applied.message}`);
   }
-  // One patch relative to the run's design, re-applied to prove it gives the same candidate.
-  const composed = [...(base?.patch ?? []), ...input.patch];
-  const proof = applyToDesign(run, run.design, composed, 'composed_patch');
-  if (isRefusal(proof)) {
-    rejected(
-      proof.code,
-      `The patch composed with \`${base?.ref}\` (${composed.length} operations from the current design) is refused: ${proof.message}`,
-    );
+  // One patch relative to the run's design (without a base it is the patch itself, just applied):
+  // re-applied to prove it gives the same candidate, and held to the patch limits as a whole.
+  const composed = base === undefined ? input.patch : [...base.patch, ...input.patch];
+  if (base !== undefined) {
+    const proof = applyToDesign(run, run.design, composed, 'composed_patch');
+    if (!proof.ok) {
+      rejected(
+        proof.code,
+        `The patch composed with \`${base.ref}\` (${composed.length} operations from the current design) is refused: ${proof.message}`,
+      );
+    }
+    const mismatch = firstDifference(proof.design, applied.design);
+    if (mismatch !== null) {
+      rejected(
+        'composition_mismatch',
+        `The composed patch does not reproduce the candidate (first difference at \`${mismatch}\`); render from the current design instead`,
+      );
+    }
   }
-  const mismatch = firstDifference(proof, applied);
-  if (mismatch !== null) {
-    rejected(
-      'composition_mismatch',
-      `The composed patch does not reproduce the candidate (first difference at \`${mismatch}\`); render from the current design instead`,
-    );
-  }
-  const candidate = deepFreeze(applied);
+  const candidate = deepFreeze(applied.design);
   const candidateJson = canonicalJson(candidate);
   const changed = candidateJson !== canonicalJson(run.design);
   if (!run.canEdit && changed) {
