@@ -1,16 +1,12 @@
 /**
  * SHA-256 fingerprints of canonical JSON.
  */
-import * as crypto from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.js';
 
-// `crypto.hash` (Node 20.12+) digests in one call, without a Hash object per fingerprint.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
-
-/** SHA-256 hex digest of a UTF-8 string. */
+/** SHA-256 hex digest of a UTF-8 string (one call, no Hash object per digest). */
 export function sha256Hex(text: string): string {
-  if (oneShot !== undefined) return oneShot('sha256', text, 'hex');
-  return crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /**
