@@ -97,7 +97,7 @@ function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: Guard
         yield event;
       }
     } catch (error) {
-      if (!started && !settled) {
+      if (!started) {
         // Failed before its first event, as a request the provider refused: nothing was streamed.
         settled = true;
         run.releaseModelCall(reservation);
@@ -110,13 +110,15 @@ function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: Guard
     }
   }
 
+  // Whether the model advises on retries is fixed when it is wrapped; a non-function is ignored.
+  const advises = typeof model.getRetryAdvice === 'function';
   function getRetryAdvice(args: unknown): unknown {
     const error = typeof args === 'object' && args !== null ? (args as { error?: unknown }).error : undefined;
     // A refused request was never sent, and a retry would be refused again.
     if (error instanceof ModelCallRefusedError) {
       return { suggested: false, replaySafety: 'safe', reason: error.message };
     }
-    return model.getRetryAdvice?.(args);
+    return advises ? model.getRetryAdvice?.(args) : undefined;
   }
 
   const copy = { getResponse, getStreamedResponse, getRetryAdvice };
@@ -139,17 +141,7 @@ function methodsOf(model: AgentModelLike): ModelMethods {
       '`guardModel` wraps a `Model`: an object with `getResponse` and `getStreamedResponse`',
     );
   }
-  const methods = model as unknown as ModelMethods;
-  return {
-    get supportsPromptModelSelection() {
-      return methods.supportsPromptModelSelection;
-    },
-    getResponse: (request) => methods.getResponse(request),
-    getStreamedResponse: (request) => methods.getStreamedResponse(request),
-    ...(typeof methods.getRetryAdvice === 'function'
-      ? { getRetryAdvice: (args: unknown) => methods.getRetryAdvice?.(args) }
-      : {}),
-  };
+  return model as unknown as ModelMethods;
 }
 
 /**
