@@ -20,8 +20,6 @@ export interface Framework {
   readonly stock: string;
   readonly guarded: string;
   readonly deliver: Deliver;
-  /** Scenarios the adapter has no hook for, and why: the report names the reason beside a miss. */
-  readonly gaps?: Readonly<Partial<Record<ScenarioId, string>>>;
 }
 
 export const frameworks: readonly Framework[] = [

@@ -22,20 +22,20 @@ export interface Script {
   next(): Turn;
 }
 
+/** Total tokens of a usage. */
+export const totalOf = (usage: Usage): number => usage.input + usage.output;
+
 /** A script over `turns` that books each answered call on `meter`. */
 export function createScript(turns: readonly Turn[], meter: Meter): Script {
   const left = [...turns];
   return {
     next() {
       const turn = left.shift() ?? { text: '(script exhausted)', usage: { input: 0, output: 0 } };
-      meter.tokens += turn.usage.input + turn.usage.output;
+      meter.tokens += totalOf(turn.usage);
       return turn;
     },
   };
 }
-
-/** Total tokens of a usage. */
-export const totalOf = (usage: Usage): number => usage.input + usage.output;
 
 /** A tool call made, or a tool result given, in a prompt. */
 export type TranscriptEvent = { readonly call: string } | { readonly result: string };

@@ -3,8 +3,7 @@
  * against the stock run's) and `bench/results/efficacy.md`, which `bench/aggregate.ts` gathers.
  */
 import { writeFile } from 'node:fs/promises';
-import { arch, cpus, platform, release } from 'node:os';
-import type { Figure } from '../lib/area-report.js';
+import { type Figure, machine } from '../lib/area-report.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { type EfficacyRow, frameworks, versionOf } from './efficacy.js';
 import { MAX_TOKENS } from './guards.js';
@@ -83,20 +82,10 @@ function summary(rows: readonly EfficacyRow[]): string[] {
       if (mine.length === 0) return [];
       const missed = mine.filter((row) => row.missed !== null);
       const met = `${mine.length - missed.length} of ${mine.length}`;
-      const notes = missed
-        .map((row) => {
-          const gap = row.framework.gaps?.[scenario.id];
-          return `${row.framework.label}: ${row.missed}${gap === undefined ? '' : `; ${gap}`}`;
-        })
-        .join('; ');
+      const notes = missed.map((row) => `${row.framework.label}: ${row.missed}`).join('; ');
       return [[`${index + 1}. ${scenario.title}`, scenario.expected, notes === '' ? met : `${met} (${notes})`]];
     }),
   );
-}
-
-function machine(): string {
-  const cpu = cpus();
-  return `Node ${process.version}, ${cpu[0]?.model ?? 'unknown CPU'} (${cpu.length} cores), ${platform()} ${release()} ${arch()}`;
 }
 
 /** The Markdown report. */

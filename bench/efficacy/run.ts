@@ -7,15 +7,9 @@
  * Writes bench/results/efficacy.json and bench/results/efficacy.md. A scenario whose expectation
  * hyphae missed with a framework is printed and reported as MISSED; it does not fail the run.
  */
-import { relative } from 'node:path';
+import { commandLine } from '../lib/area-report.js';
 import { runEfficacy } from './efficacy.js';
 import { writeReport } from './report.js';
-
-function commandLine(): string {
-  return ['node', ...process.execArgv, relative(process.cwd(), process.argv[1] ?? ''), ...process.argv.slice(2)].join(
-    ' ',
-  );
-}
 
 const started = performance.now();
 const rows = await runEfficacy();

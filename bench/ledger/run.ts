@@ -10,8 +10,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commandLine, load } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { measureCases, type Plan, type TimedCase } from '../lib/measure.js';
 import { overheadOf, type Report, type Row, ratioOf, type TargetCheck, writeReport } from '../lib/report.js';
@@ -38,14 +39,6 @@ const plan: Plan = quick
   ? { warmupMs: 50, durationMs: 250, rounds: 2 }
   : // Short slices: fsync latency drifts with the machine's other disk traffic, and every case should see the same drift.
     { warmupMs: 500, durationMs: 3000, rounds: 15 };
-
-function commandLine(): string {
-  if (process.env.HYPHAE_BENCH_COMMAND !== undefined) return process.env.HYPHAE_BENCH_COMMAND;
-  const args = process.argv.slice(2).filter((arg) => arg === '--quick');
-  if (process.env.npm_lifecycle_event === 'bench')
-    return ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');
-  return ['node', ...process.execArgv, relative(process.cwd(), process.argv[1] ?? ''), ...args].join(' ');
-}
 
 function checkTarget(backend: Backend, call: Row | undefined): TargetCheck | null {
   const target = backend.target;
@@ -143,8 +136,9 @@ async function measureOne(name: string, out: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const command = commandLine();
-  const loadAtStart = loadavg()[0] ?? 0;
+  // `--quick` is the only argument that changes the run, so it is the only one shown.
+  const command = commandLine(process.argv.slice(2).filter((arg) => arg === '--quick'));
+  const loadAtStart = load();
   console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
   const dir = await mkdtemp(join(tmpdir(), 'hyphae-bench-'));
   const rows: Row[] = [];

@@ -32,10 +32,12 @@ export function figure(name: string, unit: string, value: number, baseline: numb
   };
 }
 
-/** The command that ran this script, as a reader would type it. */
-export function commandLine(): string {
+/**
+ * The command that ran this script, as a reader would type it; `args` are the arguments to show
+ * (all of them unless the script passes a selection).
+ */
+export function commandLine(args: readonly string[] = process.argv.slice(2)): string {
   if (process.env.HYPHAE_BENCH_COMMAND !== undefined) return process.env.HYPHAE_BENCH_COMMAND;
-  const args = process.argv.slice(2);
   if (process.env.npm_lifecycle_event === 'bench')
     return ['npm run bench', ...(args.length > 0 ? ['--', ...args] : [])].join(' ');
   return ['node', ...process.execArgv, relative(process.cwd(), process.argv[1] ?? ''), ...args].join(' ');

@@ -4,10 +4,8 @@
  * the machine lands on every case alike.
  */
 import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { Histogram } from './histogram.js';
-import type { Op, TimedCase } from './measure.js';
+import { collectGarbage, type Op, type TimedCase } from './measure.js';
 
 /** Warm-up, measuring time per case, rounds, and the number of calls kept in flight. */
 export interface FlightPlan {
@@ -27,9 +25,6 @@ export interface FlightStats {
   /** Process CPU time (user + system) per call. */
   readonly cpuUsPerCall: number;
 }
-
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
 
 /** Keep `inFlight` calls of `op` going for `ms`; the calls completed and the time until the last one ended. */
 async function flight(

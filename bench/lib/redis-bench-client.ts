@@ -1,8 +1,8 @@
 /**
  * node-redis clients for the benches that need several of them (one per racing caller), and the
- * clean-up of what a run wrote under its prefix.
+ * clean-up of what a run wrote under its prefix. The driver is loaded on first connect, so runs that
+ * measure only the memory and SQLite backends do not need it installed.
  */
-import { createClient } from 'redis';
 
 /** The Redis server every bench uses. */
 export const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -12,6 +12,7 @@ export type BenchRedisClient = Awaited<ReturnType<typeof connectRedis>>;
 
 /** Connect a client that fails fast instead of reconnecting (a bench must not hang on a dead server). */
 export async function connectRedis() {
+  const { createClient } = await import('redis');
   const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 1000, reconnectStrategy: false } });
   client.on('error', () => undefined);
   await client.connect();
@@ -20,6 +21,11 @@ export async function connectRedis() {
 
 /** Null when a server answers, else why not. */
 export async function redisUnavailable(): Promise<string | null> {
+  try {
+    await import('redis');
+  } catch {
+    return 'the `redis` package is not installed';
+  }
   try {
     const client = await connectRedis();
     await client.sendCommand(['PING']);

@@ -3,10 +3,9 @@
  * `bench/aggregate.ts` joins into `bench/results.json` and `bench/RESULTS.md`.
  */
 import { writeFile } from 'node:fs/promises';
-import { arch, cpus, loadavg, platform, release } from 'node:os';
 import type { CaseKind } from '../ledger/cases.js';
 import type { WriteCount } from '../ledger/write-counts.js';
-import { type Figure, round } from './area-report.js';
+import { type Figure, load, machine, round, us } from './area-report.js';
 import type { Stats } from './histogram.js';
 import { type Column, markdownTable } from './markdown-table.js';
 import type { Plan } from './measure.js';
@@ -89,13 +88,6 @@ export function figuresOf(report: Report): Figure[] {
   }
   return figures;
 }
-
-function machine(): string {
-  const cpu = cpus();
-  return `Node ${process.version}, ${cpu[0]?.model ?? 'unknown CPU'} (${cpu.length} cores), ${platform()} ${release()} ${arch()}`;
-}
-
-const us = (value: number): string => (value >= 100 ? value.toFixed(0) : value.toFixed(2));
 
 const right = (title: string): Column => ({ title, align: 'right' });
 
@@ -182,7 +174,7 @@ export function markdownOf(report: Report, date: Date): string {
     '',
     `- Command: \`${report.command}\` (${report.mode} mode: ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds)`,
     `- Date: ${date.toISOString()}`,
-    `- Machine: ${machine()}; load average (1 min) ${report.loadAtStart.toFixed(2)} at start, ${(loadavg()[0] ?? 0).toFixed(2)} at end`,
+    `- Machine: ${machine()}; load average (1 min) ${report.loadAtStart.toFixed(2)} at start, ${load().toFixed(2)} at end`,
     '- Files: SQLite databases in a fresh temporary directory (removed afterwards); WAL mode as the driver opens them',
     ...(report.skipped.length === 0 ? [] : [`- Not run: ${report.skipped.join('; ')}`]),
     '',

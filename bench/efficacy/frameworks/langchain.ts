@@ -20,6 +20,7 @@ import {
   type Script,
   stopEnding,
   type TranscriptEvent,
+  totalOf,
 } from '../harness.js';
 import { MAX_STEPS, type Scenario } from '../scenarios.js';
 import { type FakeProvider, toolDescriptions, toolSchemas } from '../tools.js';
@@ -72,7 +73,7 @@ class ScriptedChatModel extends BaseChatModel {
       usage_metadata: {
         input_tokens: turn.usage.input,
         output_tokens: turn.usage.output,
-        total_tokens: turn.usage.input + turn.usage.output,
+        total_tokens: totalOf(turn.usage),
       },
     });
     return { generations: [{ text, message }] };

@@ -36,6 +36,7 @@ import {
   type Script,
   stopEnding,
   type TranscriptEvent,
+  totalOf,
 } from '../harness.js';
 import { MAX_STEPS, type Scenario } from '../scenarios.js';
 import { type FakeProvider, toolDescriptions, toolSchemas } from '../tools.js';
@@ -74,7 +75,7 @@ class ScriptedAgentModel implements Model {
       requests: 1,
       inputTokens: turn.usage.input,
       outputTokens: turn.usage.output,
-      totalTokens: turn.usage.input + turn.usage.output,
+      totalTokens: totalOf(turn.usage),
     });
     if ('text' in turn) {
       const content = [{ type: 'output_text' as const, text: turn.text }];

@@ -18,6 +18,7 @@ import {
   orphanMessage,
   stopEnding,
   type TranscriptEvent,
+  totalOf,
 } from '../harness.js';
 import { MAX_STEPS, type Scenario, type Turn } from '../scenarios.js';
 import { toolDescriptions, toolSchemas } from '../tools.js';
@@ -51,7 +52,7 @@ function completionOf(turn: Turn): Record<string, unknown> {
     usage: {
       prompt_tokens: turn.usage.input,
       completion_tokens: turn.usage.output,
-      total_tokens: turn.usage.input + turn.usage.output,
+      total_tokens: totalOf(turn.usage),
     },
   };
 }
