@@ -64,12 +64,40 @@ export async function checkAgainstSpec(spec: CompiledDesignSpec, candidate: Json
   );
 }
 
-/** Run the candidate policies in order; the first refusal wins. */
-export async function checkPolicies(
-  policies: readonly CandidatePolicy[],
-  context: CandidateContext,
+/** What differs between the final answer's and a render's candidate checks. */
+export type CandidateCheck = Pick<
+  CandidateContext,
+  'phase' | 'message' | 'patch' | 'candidate' | 'changed' | 'toolOutcomes'
+> & {
+  readonly renderRef: string | undefined;
+  /** Check the candidate against the design spec first. */
+  readonly checkSpec: boolean;
+};
+
+/**
+ * Check a candidate against the design spec (when asked), then the candidate policies in order;
+ * the first refusal wins.
+ */
+export async function checkCandidate(
+  run: RunContext,
+  rules: ProposalRules,
+  { checkSpec, renderRef, ...check }: CandidateCheck,
 ): Promise<Refusal | null> {
-  for (const policy of policies) {
+  if (checkSpec) {
+    const failed = await checkAgainstSpec(rules.spec, check.candidate);
+    if (failed !== null) return failed;
+  }
+  const context: CandidateContext = {
+    ...check,
+    runId: run.runId,
+    request: rules.request,
+    ...(renderRef === undefined ? {} : { renderRef }),
+    base: run.design,
+    canEdit: run.canEdit,
+    capabilities: run.capabilities,
+    approvedAssets: run.assets.approved(),
+  };
+  for (const policy of rules.policies) {
     const verdict = await policy.check(context);
     if (!verdict.ok) return refusal(`policy_${policy.name}`, verdict.message, verdict.pointer);
   }
@@ -142,24 +170,15 @@ export async function checkProposal(
   const candidateJson = canonicalJson(candidate);
   const fingerprint = sha256Hex(candidateJson);
   const changed = candidateJson !== canonicalJson(run.design);
-  if (patch !== null) {
-    const failed = await checkAgainstSpec(rules.spec, candidate);
-    if (failed !== null) return refuse(failed, fingerprint);
-  }
-  const failed = await checkPolicies(rules.policies, {
-    runId: run.runId,
+  const failed = await checkCandidate(run, rules, {
     phase: 'final',
-    request: rules.request,
     message: answer.message,
     patch,
-    ...(committed === undefined ? {} : { renderRef: committed.ref }),
-    base: run.design,
+    renderRef: committed?.ref,
     candidate,
     changed,
-    canEdit: run.canEdit,
-    capabilities: run.capabilities,
     toolOutcomes: outcomes,
-    approvedAssets: run.assets.approved(),
+    checkSpec: patch !== null,
   });
   if (failed !== null) return refuse(failed, fingerprint);
   return { ok: true, design: candidate, changed, patch, fingerprint };

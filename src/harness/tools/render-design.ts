@@ -9,7 +9,7 @@ import { firstDifference } from '../design/first-difference.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { VisionImage } from '../models/types.js';
-import { applyToDesign, checkAgainstSpec, checkPolicies, type ProposalRules } from '../run/check-proposal.js';
+import { applyToDesign, checkCandidate, type ProposalRules } from '../run/check-proposal.js';
 import { OPERATION_SCHEMA } from '../run/contract.js';
 import { withinDeadline } from '../run/race.js';
 import { deepFreeze, type RunContext } from '../run/run-context.js';
@@ -197,24 +197,15 @@ async function checkRender(run: RunContext, setup: RenderSetup, input: RenderInp
       'Editing is not allowed in this run: only the current design can be rendered, with an empty patch',
     );
   }
-  if (changed) {
-    const failed = await checkAgainstSpec(setup.rules.spec, candidate);
-    if (failed !== null) rejected(failed.code, failed.message);
-  }
-  const refused = await checkPolicies(setup.rules.policies, {
-    runId: run.runId,
+  const refused = await checkCandidate(run, setup.rules, {
     phase: 'render',
-    request: setup.rules.request,
     message: '',
     patch: composed,
-    ...(baseRef === undefined ? {} : { renderRef: baseRef }),
-    base: run.design,
+    renderRef: baseRef,
     candidate,
     changed,
-    canEdit: run.canEdit,
-    capabilities: run.capabilities,
     toolOutcomes: run.outcomes(),
-    approvedAssets: run.assets.approved(),
+    checkSpec: changed,
   });
   if (refused !== null) rejected(refused.code, refused.message);
   const unchanged = candidateJson === canonicalJson(baseDesign);
