@@ -50,7 +50,7 @@ function refusal(code: string, message: string, pointer?: string): Refusal {
 }
 
 /** Check a changed candidate against the design spec (schema, validator, exact round-trip). */
-export async function checkAgainstSpec(spec: CompiledDesignSpec, candidate: JsonValue): Promise<Refusal | null> {
+async function checkAgainstSpec(spec: CompiledDesignSpec, candidate: JsonValue): Promise<Refusal | null> {
   const check = await spec.checkCandidate(candidate);
   if (check.ok) return null;
   const first = check.issues[0];
