@@ -1,12 +1,11 @@
 /**
  * A run's assets: refs, provenance, the duplicate rules, and previews loaded once per run.
  */
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { ResolvedLimits } from '../limits.js';
-import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
+import type { RenderedArtifact } from '../models/types.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
-import type { CheckedArtifact } from '../visual/check-artifact.js';
+import { type CheckedArtifact, checkMetadata, digestArtifact } from '../visual/check-artifact.js';
 import type { ApprovedAsset, Asset, AssetProvenance } from './asset-provider.js';
 
 /** The shape of an asset ref: `asset:` and a number. */
@@ -80,7 +79,7 @@ function fingerprintOf(
   if (preview !== undefined) {
     previewPrint =
       preview.bytes instanceof Uint8Array
-        ? { mediaType: preview.mediaType, sha256: createHash('sha256').update(preview.bytes).digest('hex') }
+        ? { mediaType: preview.mediaType, sha256: digestArtifact(preview).sha256 }
         : 'unusable';
   }
   return canonicalJson({ ...asset, preview: previewPrint });
@@ -107,20 +106,11 @@ export function createAssetRegistry(limits: ResolvedLimits): AssetRegistry {
     const item = raw as Partial<Asset>;
     if (typeof item.id !== 'string' || item.id === '' || item.id.length > 256)
       fail('`id` must be a non-empty string of at most 256 characters');
-    let metadata: ArtifactMetadata = {};
-    if (item.metadata !== undefined) {
-      if (typeof item.metadata !== 'object' || item.metadata === null || Array.isArray(item.metadata))
-        fail('`metadata` must be a JSON object');
-      let text = '';
-      try {
-        text = canonicalJson(item.metadata);
-      } catch (error) {
-        fail(`\`metadata\` is not JSON: ${(error as Error).message}`);
-      }
-      if (Buffer.byteLength(text, 'utf8') > limits.maxArtifactMetadataBytes)
-        fail(`\`metadata\` is over ${limits.maxArtifactMetadataBytes} bytes`);
-      metadata = Object.freeze(JSON.parse(text) as ArtifactMetadata);
+    const meta = checkMetadata(item.metadata, limits.maxArtifactMetadataBytes);
+    if (!meta.ok) {
+      fail(meta.kind === 'too_large' ? `\`metadata\` is over ${meta.maxBytes} bytes` : meta.problem);
     }
+    const metadata = meta.metadata;
     if (item.preview !== undefined && item.previewLoader !== undefined)
       fail('give `preview` or `previewLoader`, not both');
     if (item.previewLoader !== undefined && typeof item.previewLoader !== 'function')

@@ -2,15 +2,14 @@
  * Input artifacts: files the application hands one run, eager (bytes now) or lazy (loaded on
  * first use, once per run). The model sees descriptors only — id, kind, metadata — never bytes.
  */
-import { canonicalJson } from '../../core/canonical-json.js';
 import type { Clock } from '../../core/clock.js';
 import { codeList } from '../../core/code-list.js';
 import { HarnessInputError } from '../errors.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
-import { type CheckedArtifact, checkArtifact, shareArtifact } from '../visual/check-artifact.js';
-import { raceSignals, startDeadline } from './race.js';
+import { type CheckedArtifact, checkArtifact, checkMetadata, shareArtifact } from '../visual/check-artifact.js';
+import { withinDeadline } from './race.js';
 
 /** What a lazy artifact's loader knows. */
 export interface ArtifactLoadContext {
@@ -59,20 +58,16 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
 const KIND = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 function metadataOf(value: unknown, field: string, limits: ResolvedLimits): ArtifactMetadata {
-  if (value === undefined) return Object.freeze({});
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw new HarnessInputError(field, 'expected a JSON object');
-  let text: string;
-  try {
-    text = canonicalJson(value);
-  } catch (error) {
-    throw new HarnessInputError(field, `not JSON: ${(error as Error).message}`, { cause: error });
+  const checked = checkMetadata(value, limits.maxArtifactMetadataBytes);
+  if (checked.ok) return checked.metadata;
+  switch (checked.kind) {
+    case 'not_object':
+      throw new HarnessInputError(field, 'expected a JSON object');
+    case 'not_json':
+      throw new HarnessInputError(field, `not JSON: ${checked.reason}`, { cause: checked.error });
+    case 'too_large':
+      throw new HarnessInputError(field, `${checked.bytes} bytes is over the ${checked.maxBytes}-byte limit`);
   }
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > limits.maxArtifactMetadataBytes) {
-    throw new HarnessInputError(field, `${bytes} bytes is over the ${limits.maxArtifactMetadataBytes}-byte limit`);
-  }
-  return Object.freeze(JSON.parse(text) as ArtifactMetadata);
 }
 
 /** Check a run's input artifacts; throws {@link HarnessInputError} naming the offending one. */
@@ -160,36 +155,26 @@ export function createInputArtifactStore(
   async function loadOnce(item: CheckedInputArtifact): Promise<CheckedArtifact> {
     const { limits } = scope;
     const id = item.descriptor.id;
-    const deadline = startDeadline(
-      scope.clock,
+    const outcome = await withinDeadline(
+      scope,
       limits.inputArtifactTimeoutMs,
       () => new LoadTimeout(limits.inputArtifactTimeoutMs),
+      (timeoutSignal) =>
+        (item.load as LazyInputArtifact['load'])({
+          runId: scope.runId,
+          timeoutSignal,
+          ...(scope.signal === undefined ? {} : { signal: scope.signal }),
+        }),
     );
-    const timeoutSignal = AbortSignal.any([scope.runTimeout, deadline.signal]);
-    let value: unknown;
-    try {
-      const context = {
-        runId: scope.runId,
-        timeoutSignal,
-        ...(scope.signal === undefined ? {} : { signal: scope.signal }),
-      };
-      const work = Promise.resolve().then(() => (item.load as LazyInputArtifact['load'])(context));
-      value = await raceSignals(work, [scope.signal, timeoutSignal]);
-    } catch (error) {
-      if (scope.signal?.aborted) throw scope.signal.reason;
-      if (scope.runTimeout.aborted) throw scope.runTimeout.reason;
-      const timedOut = deadline.signal.aborted;
-      const reason = error instanceof Error ? error.message : String(error);
+    if (!outcome.ok) {
       throw new ToolCallError(
-        timedOut ? 'timed_out' : 'failed',
+        outcome.timedOut ? 'timed_out' : 'failed',
         'artifact_load_failed',
-        `Input artifact \`${id}\` could not be loaded: ${reason}; you may try again`,
-        { cause: error },
+        `Input artifact \`${id}\` could not be loaded: ${outcome.reason}; you may try again`,
+        { cause: outcome.error },
       );
-    } finally {
-      deadline.cancel();
     }
-    const checked = checkArtifact(value, {
+    const checked = checkArtifact(outcome.value, {
       maxBytes: limits.maxInputArtifactBytes,
       maxMetadataBytes: limits.maxArtifactMetadataBytes,
       imageOnly: false,

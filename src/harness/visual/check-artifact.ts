@@ -43,31 +43,67 @@ export function checkArtifact(value: unknown, bounds: ArtifactBounds): ArtifactC
   if (bounds.imageOnly && !mediaType.toLowerCase().startsWith('image/')) {
     return { ok: false, problem: `the media type \`${mediaType}\` is not an image type` };
   }
-  let meta: ArtifactMetadata = {};
-  if (metadata !== undefined) {
-    if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-      return { ok: false, problem: '`metadata` must be a JSON object' };
-    }
-    let text: string;
-    try {
-      text = canonicalJson(metadata);
-    } catch (error) {
-      return { ok: false, problem: `\`metadata\` is not JSON: ${(error as Error).message}` };
-    }
-    const size = Buffer.byteLength(text, 'utf8');
-    if (size > bounds.maxMetadataBytes) {
-      return { ok: false, problem: `\`metadata\` is ${size} bytes, over the ${bounds.maxMetadataBytes}-byte limit` };
-    }
-    meta = deepFreezeJson(JSON.parse(text) as ArtifactMetadata);
-  }
+  const meta = checkMetadata(metadata, bounds.maxMetadataBytes);
+  if (!meta.ok) return { ok: false, problem: meta.problem };
   return {
     ok: true,
     artifact: Object.freeze({
       bytes: bytes.slice(),
       mediaType: mediaType.toLowerCase(),
-      metadata: Object.freeze(meta),
+      metadata: meta.metadata,
     }),
   };
+}
+
+/** Why metadata cannot be used; `problem` words it for artifact checks, the rest lets other callers word their own. */
+export type MetadataFailure =
+  | { readonly ok: false; readonly kind: 'not_object'; readonly problem: string }
+  | {
+      readonly ok: false;
+      readonly kind: 'not_json';
+      readonly problem: string;
+      readonly error: unknown;
+      readonly reason: string;
+    }
+  | {
+      readonly ok: false;
+      readonly kind: 'too_large';
+      readonly problem: string;
+      readonly bytes: number;
+      readonly maxBytes: number;
+    };
+
+/** Checked metadata (the harness's own copy, deeply frozen), or why it cannot be used. */
+export type MetadataCheck = { readonly ok: true; readonly metadata: ArtifactMetadata } | MetadataFailure;
+
+/**
+ * Check JSON metadata given with an artifact, an asset or an input artifact: absent means `{}`;
+ * otherwise a plain JSON object of at most `maxBytes` bytes of canonical JSON. The copy returned is
+ * deeply frozen, so later changes by its producer do not reach it and nobody can change it.
+ */
+export function checkMetadata(value: unknown, maxBytes: number): MetadataCheck {
+  if (value === undefined) return { ok: true, metadata: Object.freeze({}) };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, kind: 'not_object', problem: '`metadata` must be a JSON object' };
+  }
+  let text: string;
+  try {
+    text = canonicalJson(value);
+  } catch (error) {
+    const reason = (error as Error).message;
+    return { ok: false, kind: 'not_json', problem: `\`metadata\` is not JSON: ${reason}`, error, reason };
+  }
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxBytes) {
+    return {
+      ok: false,
+      kind: 'too_large',
+      problem: `\`metadata\` is ${bytes} bytes, over the ${maxBytes}-byte limit`,
+      bytes,
+      maxBytes,
+    };
+  }
+  return { ok: true, metadata: deepFreezeJson(JSON.parse(text) as ArtifactMetadata) };
 }
 
 function deepFreezeJson<T>(value: T): T {
