@@ -5,10 +5,10 @@
  */
 import { compileSchema } from '../../boundary/compile-schema.js';
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
-import { toJsonPointer } from '../../boundary/issues.js';
 import { GuardError } from '../../errors.js';
 import { HarnessConfigError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
+import { describeIssues, parseModelJson } from '../run/model-json.js';
 import { fromAiToolCalls, fromAiUsage, toAiPrompt } from './ai-sdk-convert.js';
 import { mapAiSdkError } from './ai-sdk-errors.js';
 import { ModelInvalidResponseError } from './model-errors.js';
@@ -93,21 +93,22 @@ function modelName(options: AiSdkModelOptions): string {
   throw new HarnessConfigError('model', 'expected an AI SDK language model or a gateway model id');
 }
 
-/** An `Output` that hands back the raw text: the harness parses and validates the answer itself. */
-function rawOutput(mode: AiSdkOutputMode, request: ModelRequest): unknown {
-  const format =
-    mode === 'text'
-      ? { type: 'text' }
-      : mode === 'json'
-        ? { type: 'json' }
-        : { type: 'json', schema: request.responseFormat.schema, name: request.responseFormat.name };
+/** An `Output` that asks for `format` and hands back the raw text: the harness parses and validates it itself. */
+function rawOutput(name: string, format: Readonly<Record<string, unknown>>): unknown {
   return {
-    name: mode === 'structured' ? 'object' : mode,
+    name,
     responseFormat: Promise.resolve(format),
     parseCompleteOutput: async ({ text }: { text: string }) => text,
     parsePartialOutput: async () => undefined,
     createElementStreamTransform: () => undefined,
   };
+}
+
+/** How the final answer is asked for in `mode`. */
+function answerOutput(mode: AiSdkOutputMode, request: ModelRequest): unknown {
+  if (mode !== 'structured') return rawOutput(mode, { type: mode });
+  const { schema, name } = request.responseFormat;
+  return rawOutput('object', { type: 'json', schema, name });
 }
 
 function abortSignalOf(signal: AbortSignal | undefined, timeout: AbortSignal | undefined): AbortSignal | undefined {
@@ -190,7 +191,7 @@ export function createAiSdkMainModel(options: AiSdkMainModelOptions): MainModel 
           ...(prompt.instructions === undefined ? {} : { instructions: prompt.instructions }),
           messages: prompt.messages,
           ...(request.tools.length === 0 ? {} : { tools }),
-          output: rawOutput(mode, request),
+          output: answerOutput(mode, request),
           maxOutputTokens: request.maxOutputTokens,
         },
         request,
@@ -208,39 +209,24 @@ export function createAiSdkMainModel(options: AiSdkMainModelOptions): MainModel 
   };
 }
 
-function structuredFormat(schema: unknown): unknown {
-  return {
-    name: 'object',
-    responseFormat: Promise.resolve({ type: 'json', schema, name: 'visual_review' }),
-    parseCompleteOutput: async ({ text }: { text: string }) => text,
-    parsePartialOutput: async () => undefined,
-    createElementStreamTransform: () => undefined,
-  };
-}
-
 /** Parse and check a structured review; throws {@link ModelInvalidResponseError}. */
 function parseReview(text: string, schema: JsonSchemaObject, model: string): JsonValue {
-  const trimmed = text.trim();
-  const body = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/.exec(trimmed)?.[1] ?? trimmed;
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
+  const parsed = parseModelJson(text);
+  if (!parsed.ok) {
     throw new ModelInvalidResponseError({
-      message: `The review is not JSON: ${(error as Error).message}`,
+      message: `The review is not JSON: ${parsed.error.message}`,
       model,
-      cause: error,
+      cause: parsed.error,
     });
   }
-  const checked = compileSchema(schema).validate(value);
+  const checked = compileSchema(schema).validate(parsed.value);
   if (!checked.ok) {
-    const issues = checked.issues.slice(0, 5).map((issue) => `${toJsonPointer(issue.path) || '/'}: ${issue.message}`);
     throw new ModelInvalidResponseError({
-      message: `The review does not match its schema (${issues.join('; ')})`,
+      message: `The review does not match its schema (${describeIssues(checked.issues)})`,
       model,
     });
   }
-  return value as JsonValue;
+  return parsed.value as JsonValue;
 }
 
 /**
@@ -268,7 +254,9 @@ export function createAiSdkVisionModel(options: AiSdkModelOptions): VisionModel 
         {
           messages: [{ role: 'user', content: parts }],
           maxOutputTokens: request.maxOutputTokens,
-          ...(request.outputSchema === undefined ? {} : { output: structuredFormat(request.outputSchema) }),
+          ...(request.outputSchema === undefined
+            ? {}
+            : { output: rawOutput('object', { type: 'json', schema: request.outputSchema, name: 'visual_review' }) }),
         },
         request,
       );

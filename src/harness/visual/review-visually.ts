@@ -4,7 +4,6 @@
  */
 import type { CompiledSchema } from '../../boundary/compile-schema.js';
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
-import { toJsonPointer } from '../../boundary/issues.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import { ModelProviderError } from '../models/model-errors.js';
@@ -16,6 +15,7 @@ import type {
   VisionResponse,
   VisionReviewRequest,
 } from '../models/types.js';
+import { describeIssues, parseModelJson } from '../run/model-json.js';
 import { budgetStop, usageShape } from '../run/model-step.js';
 import { raceSignals, startDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
@@ -82,18 +82,13 @@ function promptOf(setup: VisionSetup, call: ReviewCall): string {
   return lines.join('\n');
 }
 
-const FENCE = /^```(?:json)?\s*\n([\s\S]*?)\n?```$/;
-
 /** The structured review in a response, checked against the schema; a string says why it is unusable. */
 function structuredReview(response: VisionResponse, compiled: CompiledSchema): JsonValue | string {
   let value: unknown = response.output;
   if (value === undefined) {
-    const text = (typeof response.text === 'string' ? response.text : '').trim();
-    try {
-      value = JSON.parse(FENCE.exec(text)?.[1] ?? text);
-    } catch (error) {
-      return `the review is not JSON (${(error as Error).message})`;
-    }
+    const parsed = parseModelJson(typeof response.text === 'string' ? response.text : '');
+    if (!parsed.ok) return `the review is not JSON (${parsed.error.message})`;
+    value = parsed.value;
   }
   let json: JsonValue;
   try {
@@ -103,8 +98,7 @@ function structuredReview(response: VisionResponse, compiled: CompiledSchema): J
   }
   const checked = compiled.validate(json);
   if (checked.ok) return json;
-  const issues = checked.issues.slice(0, 5).map((issue) => `${toJsonPointer(issue.path) || '/'}: ${issue.message}`);
-  return `the review does not match the review schema (${issues.join('; ')})`;
+  return `the review does not match the review schema (${describeIssues(checked.issues)})`;
 }
 
 class VisionTimeout extends Error {
