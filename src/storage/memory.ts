@@ -1,6 +1,8 @@
 /**
  * In-memory ledger storage: atomic within one event loop, lost with the process.
  */
+
+import { deepFreeze } from '../core/deep-freeze.js';
 import type { TransitionRecord } from '../ledger/transition-record.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
 import { decodeCursor, encodeCursor, isAfterPosition, listLimit, listOutcomes } from './record-codec.js';
@@ -177,12 +179,4 @@ function plainCopy(value: unknown, depth: number): unknown {
     out = copy;
   }
   return Object.freeze(out);
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }

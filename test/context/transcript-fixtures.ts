@@ -184,11 +184,4 @@ export function project(messages: readonly unknown[], format: TranscriptFormat):
   });
 }
 
-/** Freeze a value and everything in it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
+export { deepFreeze } from '../../src/core/deep-freeze.js';

@@ -49,12 +49,3 @@ export interface RunContext {
   /** Record a model call made outside the main loop (vision reviews). */
   readonly recordModelCall: (trace: ModelCallTrace, usage: ModelUsage | undefined) => void;
 }
-
-/** Deep-freeze a JSON value (a private copy the harness hands to tools). */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}

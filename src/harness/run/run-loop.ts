@@ -4,6 +4,7 @@
  * resets per work phase, i.e. whenever the model runs tools again); stop on any limit.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
+import { deepFreeze } from '../../core/deep-freeze.js';
 import type { ApprovedAsset } from '../assets/asset-provider.js';
 import { RunLimit, RunLimitExceeded } from '../errors.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
@@ -23,7 +24,7 @@ import { checkProposal, type ProposalRules } from './check-proposal.js';
 import { parseFinalAnswer } from './final-answer.js';
 import { callMainModel, type ModelStepSetup } from './model-step.js';
 import { raceSignals } from './race.js';
-import { deepFreeze, type RunContext } from './run-context.js';
+import type { RunContext } from './run-context.js';
 
 /** The proposal of a run: validated, never applied to application state. */
 export interface RunResult {

@@ -3,6 +3,7 @@
  * pinned messages, the time limit — and seeing it to its end.
  */
 import type { Clock } from '../../core/clock.js';
+import { deepFreeze } from '../../core/deep-freeze.js';
 import type { FuseBox } from '../../fuses/fuse-box.js';
 import type { AssetProvider } from '../assets/asset-provider.js';
 import { createAssetRegistry } from '../assets/asset-registry.js';
@@ -29,7 +30,7 @@ import type { VisionSetup } from '../visual/review-visually.js';
 import type { CandidatePolicy } from './candidate-policy.js';
 import { createInputArtifactStore } from './input-artifacts.js';
 import { startDeadline } from './race.js';
-import { deepFreeze, type RunContext } from './run-context.js';
+import type { RunContext } from './run-context.js';
 import { checkRunInput, type PatchRunOptions } from './run-input.js';
 import { createBooks, type RunResult, runLoop } from './run-loop.js';
 import { historyMessages, runPrompt } from './run-prompt.js';

@@ -5,6 +5,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { codeList } from '../../core/code-list.js';
+import { deepFreeze } from '../../core/deep-freeze.js';
 import { firstDifference } from '../design/first-difference.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
@@ -12,7 +13,7 @@ import type { VisionImage } from '../models/types.js';
 import { applyToDesign, checkCandidate, type ProposalRules } from '../run/check-proposal.js';
 import { OPERATION_SCHEMA } from '../run/contract.js';
 import { withinDeadline } from '../run/race.js';
-import { deepFreeze, type RunContext } from '../run/run-context.js';
+import type { RunContext } from '../run/run-context.js';
 import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
 import { RENDER_REF_PATTERN, type RenderRecord } from '../visual/render-store.js';
 import type { Renderer } from '../visual/renderer.js';

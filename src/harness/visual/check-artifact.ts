@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
-import type { JsonValue } from '../json-patch/apply-json-patch.js';
+import { deepFreeze } from '../../core/deep-freeze.js';
 import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
 
 /** An artifact that passed its checks: private bytes, metadata always present (frozen). */
@@ -103,15 +103,7 @@ export function checkMetadata(value: unknown, maxBytes: number): MetadataCheck {
       maxBytes,
     };
   }
-  return { ok: true, metadata: deepFreezeJson(JSON.parse(text) as ArtifactMetadata) };
-}
-
-function deepFreezeJson<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreezeJson(child as JsonValue);
-    Object.freeze(value);
-  }
-  return value;
+  return { ok: true, metadata: deepFreeze(JSON.parse(text) as ArtifactMetadata) };
 }
 
 /** A copy of a checked artifact for code outside the harness (tools, renderers), so they cannot change ours. */

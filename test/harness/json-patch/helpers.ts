@@ -21,11 +21,4 @@ export function patchError(fn: () => unknown, code: string, operationIndex?: num
   return patchError;
 }
 
-/** Freeze `value` and everything reachable from it. */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
-  return value;
-}
+export { deepFreeze } from '../../../src/core/deep-freeze.js';
