@@ -87,10 +87,10 @@ export class ActiveClaim {
     return run;
   }
 
-  /** Adopt a record this claim wrote; a settled one is what this process's pollers of it wait for. */
+  /** Adopt a record this claim wrote, and tell this process's pollers of it to read it again. */
   #written(record: TransitionRecord): TransitionRecord {
     this.#current = record;
-    if (record.outcome !== 'IN_FLIGHT') announceChange(this.#storage, record.key);
+    announceChange(this.#storage, record.key);
     return record;
   }
 

@@ -160,7 +160,6 @@ export async function tryTakeover(
   } catch (error) {
     throw asStorageError('claim', error);
   }
-  // A reconciler's COMPLETED settles the record for this process's pollers too.
-  if (written && next.outcome !== 'IN_FLIGHT') announceChange(ctx.storage, existing.key);
+  if (written) announceChange(ctx.storage, existing.key);
   return written;
 }

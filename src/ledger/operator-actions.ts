@@ -42,7 +42,6 @@ async function write(ctx: ExecutorContext, current: TransitionRecord, next: Tran
   } catch (error) {
     throw asStorageError('operator', error);
   }
-  // A release or an expired lease changes what a poller of this record may do next.
   if (written) announceChange(ctx.storage, current.key);
   return written;
 }

@@ -3,8 +3,8 @@
  *
  * A caller that meets a record another owner holds polls it with backoff (`pollIntervalMs`
  * doubling to `pollMaxIntervalMs`). Two kinds of notice cut a wait short:
- * - in this process, the write that settles or frees a record wakes the pollers of that record over
- *   the same storage object ({@link announceChange});
+ * - in this process, every write of a record wakes the pollers of that record over the same
+ *   storage object ({@link announceChange});
  * - across processes, a driver that implements `LedgerStorage.watch` (Redis) tells the pollers of a
  *   record that another client updated it.
  * A woken poller reads the record again and applies the gate as it would after a timed poll: a
@@ -41,7 +41,10 @@ function watchInProcess(storage: LedgerStorage, key: string, wake: Wake): () => 
   };
 }
 
-/** Wake this process's pollers of `key` on `storage`: the record was written in a way they must see. */
+/**
+ * Wake this process's pollers of `key` on `storage`: the ledger calls it after every write of a
+ * record (a claim's writes, a takeover, an operator's), as the Redis driver publishes every update.
+ */
 export function announceChange(storage: LedgerStorage, key: string): void {
   const set = watchers.get(storage)?.get(key);
   if (set === undefined) return;
