@@ -241,3 +241,11 @@ export function resolveLimits(limits: HarnessLimits = {}): ResolvedLimits {
   }
   return Object.freeze(out) as unknown as ResolvedLimits;
 }
+
+/**
+ * The time limit of a built-in tool call that does `firstMs` of its own work (a render, a load)
+ * and then asks the vision model, retries included, with a second of slack.
+ */
+export function visionToolTimeoutMs(limits: ResolvedLimits, firstMs: number): number {
+  return firstMs + limits.visionTimeoutMs * (1 + limits.maxVisionRetries) + 1_000;
+}

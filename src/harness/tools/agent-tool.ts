@@ -132,3 +132,8 @@ export interface ToolOutcome {
   readonly charged: boolean;
   readonly elapsedMs: number;
 }
+
+/** The body of a built-in before a run binds it. */
+export function unbound(): never {
+  throw new Error('A built-in tool was called outside a run');
+}

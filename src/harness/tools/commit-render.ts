@@ -6,8 +6,7 @@
 import { codeList } from '../../core/code-list.js';
 import type { RunContext } from '../run/run-context.js';
 import { RENDER_REF_PATTERN } from '../visual/render-store.js';
-import type { AgentTool } from './agent-tool.js';
-import { unbound } from './render-design.js';
+import { type AgentTool, unbound } from './agent-tool.js';
 import { ToolCallError } from './tool-call-error.js';
 
 /** Name of the built-in commit tool. */

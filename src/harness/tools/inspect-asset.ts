@@ -6,15 +6,14 @@
 
 import { codeList } from '../../core/code-list.js';
 import { ASSET_REF_PATTERN } from '../assets/asset-registry.js';
-import type { ResolvedLimits } from '../limits.js';
+import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
 import { withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
-import type { AgentTool } from './agent-tool.js';
+import { type AgentTool, unbound } from './agent-tool.js';
 import { chargeCall } from './call-charge.js';
 import { questionsSchema } from './inspect-visual.js';
-import { unbound } from './render-design.js';
 import { ToolCallError } from './tool-call-error.js';
 
 /** Name of the built-in asset inspection tool. */
@@ -44,7 +43,7 @@ export function inspectAssetDefinition(limits: ResolvedLimits): AgentTool<Inspec
       required: ['asset_ref'],
       additionalProperties: false,
     },
-    timeoutMs: limits.assetPreviewTimeoutMs + limits.visionTimeoutMs * (1 + limits.maxVisionRetries) + 1_000,
+    timeoutMs: visionToolTimeoutMs(limits, limits.assetPreviewTimeoutMs),
     execute: unbound,
   };
 }

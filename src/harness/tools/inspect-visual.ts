@@ -2,10 +2,10 @@
  * The built-in `inspect_visual` tool, offered when the harness has a vision model and the run
  * has input artifacts: ask the vision model about one of them.
  */
-import type { ResolvedLimits } from '../limits.js';
+import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
 import type { RunContext } from '../run/run-context.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
-import type { AgentTool } from './agent-tool.js';
+import { type AgentTool, unbound } from './agent-tool.js';
 import { ToolCallError } from './tool-call-error.js';
 
 /** Name of the built-in tool that looks at input artifacts. */
@@ -50,10 +50,8 @@ export function inspectVisualDefinition(limits: ResolvedLimits): AgentTool<Inspe
       required: ['artifact_id'],
       additionalProperties: false,
     },
-    timeoutMs: limits.inputArtifactTimeoutMs + limits.visionTimeoutMs * (1 + limits.maxVisionRetries) + 1_000,
-    execute: () => {
-      throw new Error('A built-in tool was called outside a run');
-    },
+    timeoutMs: visionToolTimeoutMs(limits, limits.inputArtifactTimeoutMs),
+    execute: unbound,
   };
 }
 

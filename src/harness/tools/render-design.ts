@@ -8,7 +8,7 @@ import { codeList } from '../../core/code-list.js';
 import { deepFreeze } from '../../core/deep-freeze.js';
 import { firstDifference } from '../design/first-difference.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
-import type { ResolvedLimits } from '../limits.js';
+import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
 import type { VisionImage } from '../models/types.js';
 import { applyToDesign, checkCandidate, type ProposalRules } from '../run/check-proposal.js';
 import { OPERATION_SCHEMA } from '../run/contract.js';
@@ -18,7 +18,7 @@ import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js
 import { RENDER_REF_PATTERN, type RenderRecord } from '../visual/render-store.js';
 import type { Renderer } from '../visual/renderer.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
-import type { AgentTool, ToolContext } from './agent-tool.js';
+import { type AgentTool, type ToolContext, unbound } from './agent-tool.js';
 import { chargeCall } from './call-charge.js';
 import { questionsSchema } from './inspect-visual.js';
 import { ToolCallError } from './tool-call-error.js';
@@ -47,7 +47,7 @@ export interface RenderSetup {
 }
 
 /** The input schema of `render_design` (generic: the design schema never appears in it). */
-export function renderDesignSchema(limits: ResolvedLimits): object {
+function renderDesignSchema(limits: ResolvedLimits): object {
   return {
     type: 'object',
     properties: {
@@ -67,11 +67,6 @@ export function renderDesignSchema(limits: ResolvedLimits): object {
     required: ['patch'],
     additionalProperties: false,
   };
-}
-
-/** The time limit of one `render_design` call: the render, then every vision attempt. */
-export function renderCallTimeout(limits: ResolvedLimits): number {
-  return limits.renderTimeoutMs + limits.visionTimeoutMs * (1 + limits.maxVisionRetries) + 1_000;
 }
 
 function rejected(code: string, message: string): never {
@@ -131,14 +126,9 @@ export function renderDesignDefinition(limits: ResolvedLimits): AgentTool<Render
     description:
       'Render a candidate design and have a vision model review it: give a JSON Patch against the current design, or against an earlier render (base_render_ref) to refine it. Returns the review and a render_ref; commit_render makes a render your proposal. Nothing is applied. When editing is not allowed, only the current design can be rendered (an empty patch).',
     inputSchema: renderDesignSchema(limits) as AgentTool['inputSchema'],
-    timeoutMs: renderCallTimeout(limits),
+    timeoutMs: visionToolTimeoutMs(limits, limits.renderTimeoutMs),
     execute: unbound,
   };
-}
-
-/** The body of a built-in before a run binds it. */
-export function unbound(): never {
-  throw new Error('A built-in tool was called outside a run');
 }
 
 /** A render's candidate, checked: everything a render needs before it is charged. */

@@ -5,8 +5,7 @@
 import { type AssetProvider, SEARCH_ASSETS_PREFIX } from '../assets/asset-provider.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { RunContext } from '../run/run-context.js';
-import type { AgentTool } from './agent-tool.js';
-import { unbound } from './render-design.js';
+import { type AgentTool, unbound } from './agent-tool.js';
 
 interface SearchInput {
   readonly query: string;
