@@ -9,7 +9,7 @@ import type { ResolvedLimits } from '../limits.js';
 import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
 import { type CheckedArtifact, checkArtifact, checkMetadata, shareArtifact } from '../visual/check-artifact.js';
-import { withinDeadline } from './race.js';
+import { DeadlineExceeded, withinDeadline } from './race.js';
 
 /** What a lazy artifact's loader knows. */
 export interface ArtifactLoadContext {
@@ -135,12 +135,6 @@ export interface LoadScope {
   readonly runTimeout: AbortSignal;
 }
 
-class LoadTimeout extends Error {
-  constructor(ms: number) {
-    super(`loading did not finish within ${ms} ms`);
-  }
-}
-
 /**
  * The store of one run. A lazy artifact is loaded on first use; callers at the same time share
  * that load; a successful load is kept for the run, a failed one is not (a later call tries again).
@@ -158,7 +152,7 @@ export function createInputArtifactStore(
     const outcome = await withinDeadline(
       scope,
       limits.inputArtifactTimeoutMs,
-      () => new LoadTimeout(limits.inputArtifactTimeoutMs),
+      () => new DeadlineExceeded('loading', limits.inputArtifactTimeoutMs),
       (timeoutSignal) =>
         (item.load as LazyInputArtifact['load'])({
           runId: scope.runId,

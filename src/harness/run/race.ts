@@ -62,6 +62,13 @@ export function startDeadline(clock: Clock, ms: number, reason: () => unknown): 
   return { signal: fired.signal, cancel: () => stop.abort() };
 }
 
+/** The reason a deadline gives: `<what> did not finish within <ms> ms`. */
+export class DeadlineExceeded extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not finish within ${ms} ms`);
+  }
+}
+
 /** What {@link withinDeadline} needs of the run: its clock, the caller's signal and the run's timeout. */
 export interface DeadlineScope {
   readonly clock: Clock;

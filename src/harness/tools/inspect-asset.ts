@@ -7,7 +7,7 @@
 import { codeList } from '../../core/code-list.js';
 import { ASSET_REF_PATTERN } from '../assets/asset-registry.js';
 import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
-import { withinDeadline } from '../run/race.js';
+import { DeadlineExceeded, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
@@ -48,12 +48,6 @@ export function inspectAssetDefinition(limits: ResolvedLimits): AgentTool<Inspec
   };
 }
 
-class PreviewTimeout extends Error {
-  constructor(ms: number) {
-    super(`loading the preview did not finish within ${ms} ms`);
-  }
-}
-
 async function loadPreview(run: RunContext, ref: string): Promise<CheckedArtifact> {
   const record = run.assets.get(ref);
   const { limits } = run;
@@ -63,7 +57,7 @@ async function loadPreview(run: RunContext, ref: string): Promise<CheckedArtifac
     const loaded = await withinDeadline(
       run,
       limits.assetPreviewTimeoutMs,
-      () => new PreviewTimeout(limits.assetPreviewTimeoutMs),
+      () => new DeadlineExceeded('loading the preview', limits.assetPreviewTimeoutMs),
       (timeoutSignal) =>
         loader({
           runId: run.runId,

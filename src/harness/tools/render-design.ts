@@ -12,7 +12,7 @@ import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
 import type { VisionImage } from '../models/types.js';
 import { applyToDesign, checkCandidate, type ProposalRules } from '../run/check-proposal.js';
 import { OPERATION_SCHEMA } from '../run/contract.js';
-import { withinDeadline } from '../run/race.js';
+import { DeadlineExceeded, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
 import { RENDER_REF_PATTERN, type RenderRecord } from '../visual/render-store.js';
@@ -73,12 +73,6 @@ function rejected(code: string, message: string): never {
   throw new ToolCallError('rejected', code, message);
 }
 
-class RenderTimeout extends Error {
-  constructor(ms: number) {
-    super(`the render did not finish within ${ms} ms`);
-  }
-}
-
 async function renderWithin(
   run: RunContext,
   setup: RenderSetup,
@@ -90,7 +84,7 @@ async function renderWithin(
   const rendered = await withinDeadline(
     run,
     limits.renderTimeoutMs,
-    () => new RenderTimeout(limits.renderTimeoutMs),
+    () => new DeadlineExceeded('the render', limits.renderTimeoutMs),
     (timeoutSignal) =>
       setup.renderer.render(candidate, {
         runId: run.runId,

@@ -9,7 +9,7 @@ import { codeList } from '../../core/code-list.js';
 import { RunLimit, RunLimitExceeded, ToolRaisedError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelToolCall, ToolResultMessage } from '../models/types.js';
-import { withinDeadline } from '../run/race.js';
+import { DeadlineExceeded, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type ToolContext, type ToolOutcome, type ToolOutcomeError, ToolOutcomeStatus } from './agent-tool.js';
 import { registerCharge } from './call-charge.js';
@@ -41,12 +41,6 @@ interface Ending {
   readonly content?: string;
 }
 
-class ToolTimeout extends Error {
-  constructor(ms: number) {
-    super(`the call did not finish within ${ms} ms`);
-  }
-}
-
 function errorText(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const { llmMessage, message } = error as { llmMessage?: unknown; message?: unknown };
@@ -65,7 +59,7 @@ async function execute(run: RunContext, tool: CompiledTool, input: unknown, stat
   const done = await withinDeadline(
     run,
     tool.timeoutMs,
-    () => new ToolTimeout(tool.timeoutMs),
+    () => new DeadlineExceeded('the call', tool.timeoutMs),
     (timeoutSignal) => {
       const full: ToolContext = { ...state.context, timeoutSignal };
       if (tool.selfCharged) {

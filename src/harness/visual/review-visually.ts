@@ -17,7 +17,7 @@ import type {
 } from '../models/types.js';
 import { describeIssues, parseModelJson } from '../run/model-json.js';
 import { budgetStop, usageShape } from '../run/model-step.js';
-import { raceSignals, startDeadline } from '../run/race.js';
+import { DeadlineExceeded, raceSignals, startDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
 import { createModelCallTrace, type VisionImageTrace } from '../traces.js';
@@ -101,12 +101,6 @@ function structuredReview(response: VisionResponse, compiled: CompiledSchema): J
   return `the review does not match the review schema (${describeIssues(checked.issues)})`;
 }
 
-class VisionTimeout extends Error {
-  constructor(ms: number) {
-    super(`the vision call did not finish within ${ms} ms`);
-  }
-}
-
 /** Failures that another attempt cannot fix. */
 function final(error: unknown): boolean {
   return error instanceof ModelProviderError && (error.kind === 'auth' || error.kind === 'context_length');
@@ -134,7 +128,7 @@ export async function reviewVisually(run: RunContext, setup: VisionSetup, call: 
     const deadline = startDeadline(
       run.clock,
       run.limits.visionTimeoutMs,
-      () => new VisionTimeout(run.limits.visionTimeoutMs),
+      () => new DeadlineExceeded('the vision call', run.limits.visionTimeoutMs),
     );
     const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
     const request: VisionReviewRequest = {
