@@ -99,10 +99,13 @@ export class ActiveClaim {
     try {
       if (this.#fenced !== null) throw this.#fenced;
       let lastError: unknown;
-      // Writes whose reply was lost: any of them may have landed, and is then this claim's own write.
-      const uncertain: TransitionRecord[] = [];
+      // Every write sent may have landed even when the answer says otherwise: its reply was lost
+      // with the connection, or the client sent it again after a reconnect (ioredis does by default)
+      // and answered for the second copy, which lost to the first. A stored record equal to one of
+      // them is this claim's own write.
+      const sent: TransitionRecord[] = [];
       const ownLanded = (stored: TransitionRecord | null | undefined): TransitionRecord | null =>
-        stored !== undefined && stored !== null && uncertain.some((write) => sameWrite(stored, write)) ? stored : null;
+        stored !== undefined && stored !== null && sent.some((write) => sameWrite(stored, write)) ? stored : null;
       for (const delay of WRITE_RETRY_DELAYS_MS) {
         if (delay > 0 && lastError !== undefined) await sleep(delay);
         const base = this.#current;
@@ -118,12 +121,12 @@ export class ActiveClaim {
           version: base.version + 1,
           updatedAt: now,
         };
+        sent.push(next);
         try {
           if (await this.#storage.update(base.key, base.version, next)) return this.#written(next);
         } catch (error) {
           // The write may have landed before the connection broke: read back before deciding.
           lastError = error;
-          uncertain.push(next);
           const stored = await this.#storage.get(base.key).catch(() => undefined);
           const landed = ownLanded(stored);
           if (landed !== null) return this.#written(landed);
@@ -133,7 +136,7 @@ export class ActiveClaim {
           throw asStorageError(operation, error);
         });
         const landed = ownLanded(stored);
-        // The compare-and-set lost to a write of this very operation whose reply was lost.
+        // The compare-and-set lost to a write of this very operation.
         if (landed !== null) return this.#written(landed);
         if (
           stored !== null &&

@@ -1,7 +1,7 @@
 /**
  * The transition ledger: a side effect happens once, however often its call is dispatched.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
@@ -81,7 +81,9 @@ export function createLedger(options: LedgerOptions): Ledger {
   const leaseTtlMs = options.leaseTtlMs ?? 300_000;
   if (!Number.isFinite(leaseTtlMs))
     throw new GuardError('invalid_option', `\`leaseTtlMs\` must be a number, got \`${leaseTtlMs}\``);
-  const ownerPrefix = options.ownerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  // A random part follows the prefix, so two ledgers never hand out the same owner id even when they
+  // share an `ownerId`: a claim recognises its own record (after a lost reply) by its owner.
+  const ownerPrefix = `${options.ownerId ?? `${hostname()}:${process.pid}`}:${randomBytes(8).toString('hex')}`;
   let claims = 0;
   const runScope = createAsyncScope<RunContext>();
   const receipts = receiptWriterOf(options.receipts);

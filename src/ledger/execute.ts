@@ -116,6 +116,11 @@ export async function execute(
  * the same tool and arguments (a redispatch after a policy change, say) the holder is the
  * transition, so its gate applies and nothing runs twice.
  */
+/** True when `stored` is the record `claim` inserted, unwritten since: owner ids are never reused. */
+function carriesClaim(stored: TransitionRecord, claim: TransitionRecord): boolean {
+  return stored.owner === claim.owner && stored.version === 1;
+}
+
 async function createOrMeet(
   ctx: ExecutorContext,
   call: PreparedCall,
@@ -126,14 +131,19 @@ async function createOrMeet(
     try {
       outcome = await ctx.storage.create(record);
     } catch (error) {
-      // The insert may have landed before its reply was lost: a record carrying this very claim
-      // (same owner, first version) is ours to run. Anything else, or no answer, refuses.
+      // The insert may have landed before its reply was lost: a record carrying this very claim is
+      // ours to run. Anything else, or no answer, refuses.
       const stored = await ctx.storage.get(record.key).catch(() => null);
-      if (stored !== null && stored.owner === record.owner && stored.version === 1) return { claimed: stored };
+      if (stored !== null && carriesClaim(stored, record)) return { claimed: stored };
       throw asStorageError('claim', error);
     }
     if (outcome.created) return { claimed: record };
-    if (outcome.conflict === 'key') return { existing: outcome.record };
+    if (outcome.conflict === 'key') {
+      // A client that sends a command again after a reconnect (ioredis does by default) meets the
+      // insert its first copy made: that record is this claim's own.
+      if (carriesClaim(outcome.record, record)) return { claimed: outcome.record };
+      return { existing: outcome.record };
+    }
     const holder = outcome.record;
     if (holder.tool === call.spec.name && holder.argsFingerprint === call.argsFingerprint) return { existing: holder };
     const ticket = call.ticket ?? '';

@@ -120,7 +120,10 @@ export interface LedgerOptions {
   readonly onArgsDrift?: ArgsDriftPolicy;
   /** Raise `LedgerSoftBlockError` instead of retrying a read whose record is UNKNOWN or BLOCKED. */
   readonly deferReadOnlyUnknown?: boolean;
-  /** Prefix of owner ids written into claims. Default `host:pid:random`. */
+  /**
+   * Prefix of owner ids written into claims (`<ownerId>:<random>#<n>`). Default `host:pid`. The random
+   * part keeps owner ids unique when several ledgers share a prefix.
+   */
   readonly ownerId?: string;
   /**
    * Sign and chain a receipt for every terminal outcome, refusal (BLOCKED), release and worker
