@@ -1,7 +1,7 @@
 /**
  * PostgreSQL ledger storage (`hyphae/postgres`): `INSERT … ON CONFLICT` and `UPDATE … WHERE version`.
  */
-import { LedgerStorageUnavailableError } from '../errors.js';
+import { GuardError, LedgerStorageUnavailableError } from '../errors.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
 import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, toStorageError } from './postgres/pool.js';
 import { createStatement, listStatement, rowRecord, storedRow, updateStatement } from './postgres/queries.js';
@@ -45,6 +45,24 @@ const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'postgres', cros
 /** How often `create` re-reads when the row that blocked its insert was not yet visible. */
 const CREATE_ATTEMPTS = 5;
 
+const NEEDS =
+  'The PostgreSQL ledger storage needs a `pool` (a `pg.Pool`, or anything with `query(text, values)` and `end()`) or a `connectionString`';
+
+/** The connection an option names, checked before anything is sent through it. */
+function connectionOf(connection: PostgresConnectionOptions): PgConnection {
+  if (typeof connection !== 'object' || connection === null) throw new GuardError('invalid_option', NEEDS);
+  if ('pool' in connection) {
+    const pool = connection.pool as Partial<PgPoolLike> | null;
+    if (typeof pool?.query !== 'function' || typeof pool.end !== 'function') {
+      throw new GuardError('invalid_option', `${NEEDS}; its \`pool\` has no \`query\` or \`end\``);
+    }
+    return borrowedPool(connection.pool);
+  }
+  const { connectionString } = connection as { connectionString?: unknown };
+  if (typeof connectionString !== 'string' || connectionString === '') throw new GuardError('invalid_option', NEEDS);
+  return ownedPool(connectionString);
+}
+
 /**
  * Create a ledger storage on PostgreSQL; nothing connects until the first operation.
  *
@@ -64,8 +82,7 @@ export function createPostgresStorage(
   const schema = settings.schema ?? 'public';
   const tablePrefix = settings.tablePrefix ?? 'hyphae_';
   const names = tableNames(schema, tablePrefix);
-  const source: PgConnection =
-    'pool' in connection ? borrowedPool(connection.pool) : ownedPool(connection.connectionString);
+  const source = connectionOf(connection);
   const locationOf = (key: string): string => `postgres:${names.label}transitions#${key}`;
   let migrated: Promise<void> | null = null;
 

@@ -1,6 +1,7 @@
 /**
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
  */
+import { GuardError } from '../errors.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
 import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
 import {
@@ -13,16 +14,18 @@ import {
   replyText,
   toStorageError,
 } from './redis/connection.js';
+import { looksLikeIoredis } from './redis/ioredis.js';
 import { listRecords, marker, planList } from './redis/list.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
 import { createSubscriptions } from './redis/subscriptions.js';
 
 export type { RedisClientLike } from './redis/connection.js';
+export { fromIoredis, type IoredisLike, type IoredisSubscriberLike } from './redis/ioredis.js';
 export type { RedisSubscriberLike } from './redis/subscriptions.js';
 
 /** How the Redis driver reaches the server: a connected client of yours, or a URL. */
 export type RedisConnectionOptions =
-  /** A connected node-redis v5 client; the storage never closes it. */
+  /** A connected node-redis v5 client, or an ioredis client wrapped by `fromIoredis`; never closed by the storage. */
   | { readonly client: RedisClientLike }
   /** A `redis://` URL; the storage loads `redis`, connects on first use and closes on `close()`. */
   | { readonly url: string };
@@ -48,6 +51,32 @@ export interface RedisStorage extends LedgerStorage {
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'redis', crossProcess: true, durable: true });
 
+const NEEDS =
+  'The Redis ledger storage needs a connected `client` (node-redis v5, or ioredis through `fromIoredis`) or a `url`';
+
+/** The client option, checked before anything is sent through it. */
+function borrowedClient(client: unknown): RedisClientLike {
+  if (looksLikeIoredis(client)) {
+    throw new GuardError(
+      'invalid_option',
+      'The Redis ledger storage was given an ioredis client, whose `sendCommand` takes a command object: pass `fromIoredis(client)` from `hyphae/redis`',
+    );
+  }
+  if (typeof (client as Partial<RedisClientLike> | null)?.sendCommand !== 'function') {
+    throw new GuardError('invalid_option', `${NEEDS}; its \`client\` has no \`sendCommand(args)\``);
+  }
+  return client as RedisClientLike;
+}
+
+/** The connection an option names: a client of the caller's, or one of ours from a URL. */
+function connectionOf(connection: RedisConnectionOptions): RedisConnection {
+  if (typeof connection !== 'object' || connection === null) throw new GuardError('invalid_option', NEEDS);
+  if ('client' in connection) return borrowedConnection(borrowedClient(connection.client));
+  const { url } = connection as { url?: unknown };
+  if (typeof url !== 'string' || url === '') throw new GuardError('invalid_option', NEEDS);
+  return ownedConnection(url);
+}
+
 /**
  * Create a ledger storage on Redis; nothing connects until the first operation.
  *
@@ -69,8 +98,7 @@ export function createRedisStorage(
   settings: RedisStorageSettings = {},
 ): RedisStorage {
   const prefix = settings.prefix ?? 'hyphae:';
-  const source: RedisConnection =
-    'client' in connection ? borrowedConnection(connection.client) : ownedConnection(connection.url);
+  const source = connectionOf(connection);
   const scripts = createScriptRunner();
   const notices = createSubscriptions(() => source.openSubscriber());
   const recordPrefix = `${prefix}rec:`;

@@ -4,17 +4,18 @@
  * so other tests sharing the server are never touched. The admin connection that kills them has a
  * different name and is never a target.
  */
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createClient } from 'redis';
 import type { LedgerStorage } from '../../src/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
-import { createRedisStorage, type RedisStorage } from '../../src/storage/redis.js';
+import { createRedisStorage, fromIoredis, type RedisStorage } from '../../src/storage/redis.js';
 import { POSTGRES_URL, REDIS_URL } from './integration.js';
 import { deleteRedisKeys, dropPostgresTables, runTag } from './server-stores.js';
 
 /** A server, the storages under test on it, and a way to kill their connections. */
 export interface ChaosTarget {
-  readonly name: 'redis' | 'postgres';
+  readonly name: 'redis' | 'ioredis' | 'postgres';
   /** How the target recognises its own connections (for reports). */
   readonly marker: string;
   /** One more storage instance on its own client or pool, whose connections `kill()` reaches. */
@@ -119,6 +120,56 @@ export async function redisChaosTarget(): Promise<ChaosTarget> {
       for (const client of clients) {
         if (client.isOpen) client.destroy();
       }
+      await admin.close().catch(() => {});
+      await deleteRedisKeys(REDIS_URL, prefix);
+    },
+  };
+}
+
+/**
+ * Redis through ioredis clients (`fromIoredis`), named with ioredis's `connectionName` (sent again on
+ * every reconnect). Even-numbered clients keep ioredis's defaults: commands wait offline and those in
+ * flight when the connection dies are sent again after the reconnect. Odd-numbered ones fail at once.
+ */
+export async function ioredisChaosTarget(): Promise<ChaosTarget> {
+  const tag = runTag();
+  const clientName = `hyphae-chaos-io-${tag}`;
+  const prefix = `hyphae-test:chaos-io:${tag}:`;
+  const admin = createClient({ url: REDIS_URL, name: `hyphae-chaos-admin-${tag}` });
+  admin.on('error', () => {});
+  await admin.connect();
+  const clients: Redis[] = [];
+  const storages: RedisStorage[] = [];
+  return {
+    name: 'ioredis',
+    marker: `ioredis connectionName ${clientName}`,
+    async open(index) {
+      const failFast = index % 2 === 1;
+      const client = new Redis(REDIS_URL, {
+        connectionName: clientName,
+        lazyConnect: true,
+        connectTimeout: 5_000,
+        retryStrategy: (times: number) => Math.min(5 * 2 ** times, 100),
+        ...(failFast ? { enableOfflineQueue: false, maxRetriesPerRequest: 0 } : {}),
+      });
+      client.on('error', () => {});
+      await client.connect();
+      clients.push(client);
+      const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix });
+      storages.push(storage);
+      return storage;
+    },
+    async kill() {
+      const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
+      let killed = 0;
+      for (const id of clientIdsNamed(list, clientName)) {
+        killed += Number(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]));
+      }
+      return killed;
+    },
+    async dispose() {
+      await Promise.allSettled(storages.map((storage) => storage.close()));
+      for (const client of clients) client.disconnect();
       await admin.close().catch(() => {});
       await deleteRedisKeys(REDIS_URL, prefix);
     },

@@ -41,7 +41,12 @@ import {
   startChaos,
   writeChaosReport,
 } from '../helpers/chaos.js';
-import { type ChaosTarget, postgresChaosTarget, redisChaosTarget } from '../helpers/chaos-targets.js';
+import {
+  type ChaosTarget,
+  ioredisChaosTarget,
+  postgresChaosTarget,
+  redisChaosTarget,
+} from '../helpers/chaos-targets.js';
 import { integrationSkip, probePostgres, probeRedis } from '../helpers/integration.js';
 import { testStores } from '../helpers/server-stores.js';
 
@@ -171,6 +176,7 @@ function judge(
 
 const targets = [
   { name: 'redis', skip: integrationSkip(await probeRedis()), create: redisChaosTarget },
+  { name: 'ioredis', skip: integrationSkip(await probeRedis()), create: ioredisChaosTarget },
   { name: 'postgres', skip: integrationSkip(await probePostgres()), create: postgresChaosTarget },
 ] as const;
 

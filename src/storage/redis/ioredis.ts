@@ -1,0 +1,101 @@
+/**
+ * ioredis clients behind the driver's structural client: `fromIoredis(client)` sends every command
+ * through `client.call(...)` and subscribes for change notices on a `duplicate()` of the client.
+ */
+import type { RedisClientLike } from './connection.js';
+import type { RedisSubscriberLike } from './subscriptions.js';
+
+/**
+ * The part of an ioredis client (v5 or v6, `new Redis(...)`) the adapter uses; typed structurally so
+ * no `ioredis` types reach your declarations.
+ */
+export interface IoredisLike {
+  /** Connection state: `wait`, `connecting`, `connect`, `ready`, `reconnecting`, `close` or `end`. */
+  readonly status: string;
+  /** Send one command by name with its arguments, and resolve with the reply. */
+  call(command: string, args: string[]): Promise<unknown>;
+  /** A new client with the same options; the adapter passes `{ lazyConnect: true }` and connects it. */
+  duplicate(override: { lazyConnect: boolean }): IoredisSubscriberLike;
+}
+
+/** The part of an ioredis client a subscriber connection uses. */
+export interface IoredisSubscriberLike {
+  readonly status: string;
+  connect(): Promise<unknown>;
+  subscribe(channel: string): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+  quit(): Promise<unknown>;
+  disconnect(): void;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'error', listener: (error: unknown) => void): unknown;
+}
+
+/** True when `value` is an ioredis client passed where a node-redis one was expected. */
+export function looksLikeIoredis(value: unknown): boolean {
+  const client = value as Partial<IoredisLike> | null;
+  return (
+    typeof client === 'object' &&
+    client !== null &&
+    typeof client.call === 'function' &&
+    typeof client.status === 'string' &&
+    typeof client.duplicate === 'function'
+  );
+}
+
+/**
+ * A subscriber over an ioredis client: one `message` listener hands each message to the listener of
+ * its channel. ioredis resubscribes by itself after a reconnect (`autoResubscribe`, on by default),
+ * so the connection counts as open until it has ended.
+ */
+function ioredisSubscriber(client: IoredisSubscriberLike): RedisSubscriberLike {
+  const listeners = new Map<string, (message: string, channel: string) => void>();
+  client.on('message', (channel, message) => {
+    listeners.get(channel)?.(message, channel);
+  });
+  return {
+    get isOpen() {
+      return client.status !== 'end' && client.status !== 'wait';
+    },
+    connect: () => client.connect(),
+    async subscribe(channel, listener) {
+      listeners.set(channel, listener);
+      try {
+        return await client.subscribe(channel);
+      } catch (error) {
+        listeners.delete(channel);
+        throw error;
+      }
+    },
+    async unsubscribe(channel) {
+      listeners.delete(channel);
+      return client.unsubscribe(channel);
+    },
+    close: () => client.quit(),
+    destroy: () => client.disconnect(),
+    on: (_event, listener) => client.on('error', listener),
+  };
+}
+
+/**
+ * Adapt a connected ioredis client to the Redis driver. The storage never closes it; the subscriber
+ * connection it opens for change notices (a `duplicate()`) it closes on `close()`.
+ *
+ * ioredis's defaults keep a command waiting through up to 20 reconnection attempts and send it again
+ * after a reconnect. The ledger stays safe with them (a create or compare-and-set sent twice writes
+ * at most once), but a claim then waits for the server instead of failing fast; for prompt
+ * `LedgerStorageUnavailableError`s give the client `maxRetriesPerRequest: 1` or
+ * `enableOfflineQueue: false`.
+ *
+ * @example
+ * import { Redis } from 'ioredis';
+ * import { createRedisStorage, fromIoredis } from 'hyphae/redis';
+ *
+ * const client = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
+ * const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: 'payments:' });
+ */
+export function fromIoredis(client: IoredisLike): RedisClientLike {
+  return {
+    sendCommand: (args) => client.call(args[0] as string, args.slice(1)),
+    duplicate: () => ioredisSubscriber(client.duplicate({ lazyConnect: true })),
+  };
+}

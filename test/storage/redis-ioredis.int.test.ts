@@ -1,0 +1,189 @@
+/**
+ * The Redis driver over ioredis clients (`fromIoredis`), on the real server: the storage conformance
+ * suite with change notices, script reloads, the notice subscriber on a duplicate, a redispatch woken
+ * across clients, and prompt failure when the server is gone.
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { LedgerStorageUnavailableError } from '../../src/errors.js';
+import { createLedger, createManualClock } from '../../src/index.js';
+import { createRedisStorage, fromIoredis, type IoredisLike, type RedisStorage } from '../../src/storage/redis.js';
+import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
+import { integrationSkip, probeRedis, REDIS_URL } from '../helpers/integration.js';
+
+const skip = integrationSkip(await probeRedis());
+const runPrefix = `hyphae-test:ioredis:${randomUUID()}:`;
+const T = 1_767_225_600_000;
+
+/** Every ioredis client this file opens, ended after the file. */
+const clients: Redis[] = [];
+function ioredis(options: { maxRetriesPerRequest?: number; enableOfflineQueue?: boolean } = {}): Redis {
+  const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, ...options });
+  client.on('error', () => {});
+  clients.push(client);
+  return client;
+}
+
+async function eventually(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
+describe.skipIf(skip)('redis storage over ioredis', () => {
+  let admin: Redis;
+
+  beforeAll(() => {
+    admin = ioredis();
+  });
+
+  afterAll(async () => {
+    let cursor = '0';
+    do {
+      const [next, keys] = await admin.scan(cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await admin.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    for (const client of clients.splice(0)) client.disconnect();
+  });
+
+  it('takes an ioredis client through fromIoredis, with no cast', () => {
+    expectTypeOf<Redis>().toExtend<IoredisLike>();
+  });
+
+  describeStorageConformance({
+    name: 'redis (ioredis)',
+    open: () => createRedisStorage({ client: fromIoredis(ioredis()) }, { prefix: `${runPrefix}conformance:` }),
+    api: { describe, it },
+    watch: true,
+  });
+
+  describe('driver', () => {
+    let prefix: string;
+    const opened: RedisStorage[] = [];
+    const open = (client: Redis = ioredis()): RedisStorage => {
+      const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix });
+      opened.push(storage);
+      return storage;
+    };
+    /** Subscribers of the channel of a record key under `prefix`. */
+    const subscribers = async (key: string): Promise<number> =>
+      Number(((await admin.call('PUBSUB', ['NUMSUB', `${prefix}rec:${key}`])) as [string, number])[1]);
+
+    beforeEach(() => {
+      prefix = `${runPrefix}${randomUUID()}:`;
+    });
+
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((storage) => storage.close()));
+    });
+
+    it('reloads its scripts after SCRIPT FLUSH (NOSCRIPT fallback)', async () => {
+      const storage = open();
+      const [first, second] = [makeTestRecord(), makeTestRecord()];
+      expect((await storage.create(first)).created).toBe(true);
+      await admin.call('SCRIPT', ['FLUSH']);
+      expect((await storage.create(second)).created).toBe(true);
+      await admin.call('SCRIPT', ['FLUSH']);
+      expect(await storage.update(first.key, 1, { ...first, version: 2, outcome: 'COMPLETED' })).toBe(true);
+      expect(await storage.get(first.key)).toMatchObject({ version: 2, outcome: 'COMPLETED' });
+    });
+
+    it('subscribes through a duplicate of the client, hears updates, and closes only the duplicate', async () => {
+      const client = ioredis();
+      const storage = open(client);
+      const writer = open();
+      const record = makeTestRecord();
+      await writer.create(record);
+      let notices = 0;
+      const stop = storage.watch(record.key, () => {
+        notices += 1;
+      });
+      await eventually(async () => (await subscribers(record.key)) === 1, 'the subscription');
+      await eventually(() => notices === 1, 'the notice that the watch is live');
+      expect(await writer.update(record.key, 1, { ...record, version: 2 })).toBe(true);
+      await eventually(() => notices === 2, 'the notice of the update');
+      stop();
+      await eventually(async () => (await subscribers(record.key)) === 0, 'the unsubscribe');
+
+      storage.watch(record.key, () => undefined);
+      await eventually(async () => (await subscribers(record.key)) === 1, 'the second subscription');
+      await storage.close();
+      await eventually(async () => (await subscribers(record.key)) === 0, 'the subscriber to be gone');
+      expect(client.status).toBe('ready');
+      expect(await client.ping()).toBe('PONG');
+    });
+
+    it('hears updates again after its subscriber connection is killed (ioredis resubscribes)', async () => {
+      const storage = open();
+      const writer = open();
+      const record = makeTestRecord();
+      await writer.create(record);
+      let notices = 0;
+      storage.watch(record.key, () => {
+        notices += 1;
+      });
+      await eventually(() => notices === 1, 'the watch to be live');
+      await admin.call('CLIENT', ['KILL', 'TYPE', 'pubsub']);
+      await eventually(async () => (await subscribers(record.key)) === 1, 'the resubscription');
+      const heard = notices;
+      await eventually(async () => {
+        const current = await writer.get(record.key);
+        if (current === null) throw new Error('record vanished');
+        await writer.update(record.key, current.version, { ...current, version: current.version + 1 });
+        return notices > heard;
+      }, 'an update to be heard');
+    });
+
+    it('a redispatch on another ioredis client returns when the owner completes, on a clock that never moves', async () => {
+      const clock = createManualClock(T);
+      const options = { agentId: 'agent', policyVersion: 'p1', clock, pollIntervalMs: 60_000, leaseTtlMs: 600_000 };
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let runs = 0;
+      const spec = { name: 'build_report', sideEffectClass: 'idempotent_mutate' } as const;
+      const owner = createLedger({ storage: open(), ...options }).tool(spec, async (args: { id: string }) => {
+        runs += 1;
+        await held;
+        return { id: args.id, pages: 3 };
+      });
+      const other = createLedger({ storage: open(), ...options }).tool(spec, async () => {
+        runs += 1;
+        return 'ran twice';
+      });
+
+      const first = owner({ id: 'r1' }, { toolCallId: 'call_1' });
+      await eventually(() => runs === 1, 'the owner to start');
+      const second = other({ id: 'r1' }, { toolCallId: 'call_1' });
+      await eventually(() => clock.pending > 1, 'the redispatch to wait');
+      release();
+      const [a, b] = await Promise.all([first, second]);
+      expect(b).toEqual(a);
+      expect(runs).toBe(1);
+      expect(clock.now()).toBe(T);
+    });
+
+    it('reports a server that is gone as unavailable, and the tool does not run', async () => {
+      const client = new Redis({ host: '127.0.0.1', port: 1, lazyConnect: true, enableOfflineQueue: false });
+      client.on('error', () => {});
+      clients.push(client);
+      await client.connect().catch(() => undefined);
+      const storage = open(client);
+      await expect(storage.create(makeTestRecord())).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
+      let runs = 0;
+      const tool = createLedger({ storage, agentId: 'agent', policyVersion: 'p1' }).tool(
+        { name: 'charge', sideEffectClass: 'non_idempotent_mutate' },
+        async () => {
+          runs += 1;
+        },
+      );
+      await expect(tool({}, { toolCallId: 'call_down' })).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
+      expect(runs).toBe(0);
+    });
+  });
+});
