@@ -3,6 +3,7 @@
  * server answering) is reported as skipped.
  */
 import type { Backend } from '../backend.js';
+import { ioredisBackend } from './ioredis.js';
 import { memoryBackend } from './memory.js';
 import { postgresBackend } from './postgres.js';
 import { redisBackend } from './redis.js';
@@ -22,5 +23,6 @@ export const BACKENDS: readonly Backend[] = [
     text: 'SQLite synchronous=NORMAL ledgered call ≤ 1.5× raw statements',
   }),
   redisBackend,
+  ioredisBackend,
   postgresBackend,
 ];

@@ -1,0 +1,80 @@
+/**
+ * Redis through an ioredis client (`fromIoredis`), on the same server as the node-redis backend; its
+ * baseline is the driver's Lua scripts sent with ioredis's own `call` through the same client.
+ */
+import { randomKey } from '../../lib/random-key.js';
+import { REDIS_URL } from '../../lib/redis-bench-client.js';
+import { openRawRedis } from '../../lib/redis-raw.js';
+import type { Backend } from '../backend.js';
+
+/** A connected ioredis client that fails fast instead of reconnecting. */
+async function connectIoredis() {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+/** Redis through an ioredis client the bench owns. */
+export const ioredisBackend: Backend = {
+  name: 'ioredis',
+  target: {
+    kind: 'ratio',
+    max: 1.3,
+    text: 'Redis through ioredis: ledgered call ≤ 1.3× its raw round trips (2 EVALSHA by `call`)',
+  },
+  baseline:
+    "the driver's Lua scripts sent with ioredis `call('EVALSHA', …)` through the same client (create script, then the CAS update script)",
+  async available() {
+    try {
+      await import('ioredis');
+    } catch {
+      return 'the `ioredis` package is not installed';
+    }
+    try {
+      const client = await connectIoredis();
+      await client.ping();
+      client.disconnect();
+      return null;
+    } catch {
+      return `no Redis server answering at ${REDIS_URL}`;
+    }
+  },
+  async open() {
+    const { createRedisStorage, fromIoredis } = await import('../../../src/storage/redis.js');
+    const { CREATE_RECORD_SCRIPT, UPDATE_RECORD_SCRIPT } = await import('../../../src/storage/redis/scripts.js');
+    const client = await connectIoredis();
+    const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
+    const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: `${run}ledger:` });
+    const raw = await openRawRedis(
+      { sendCommand: (args) => client.call(args[0] as string, args.slice(1)) },
+      `${run}raw:`,
+      { create: CREATE_RECORD_SCRIPT, update: UPDATE_RECORD_SCRIPT },
+    );
+    return {
+      storage: () => storage,
+      baselines(writes) {
+        const completed = writes.call.docs.at(-1) ?? '{}';
+        return {
+          call: { name: 'ioredis raw: create + update EVALSHA', start: () => raw.write(writes.call.docs) },
+          replay: { name: 'ioredis raw: create EVALSHA meeting the record', start: () => raw.replay(completed) },
+          sideEffect: {
+            name: 'ioredis raw: create + 2 update EVALSHA',
+            start: () => raw.write(writes.sideEffect.docs),
+          },
+        };
+      },
+      async close() {
+        await storage.close();
+        let cursor = '0';
+        do {
+          const [next, keys] = await client.scan(cursor, 'MATCH', `${run}*`, 'COUNT', 1000);
+          if (keys.length > 0) await client.unlink(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+        await client.quit();
+      },
+    };
+  },
+};
