@@ -12,16 +12,18 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createClient } from 'redis';
 import type { LedgerStorage } from '../../src/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
-import { createRedisStorage } from '../../src/storage/redis.js';
+import { createRedisStorage, fromIoredis } from '../../src/storage/redis.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { integrationSkip, POSTGRES_URL, probePostgres, probeRedis, REDIS_URL } from './integration.js';
 
-/** A durable backend. */
-export type StoreName = 'sqlite' | 'redis' | 'postgres';
+/** A durable backend (`ioredis`: Redis through an ioredis client and `fromIoredis`). */
+export type StoreName = 'sqlite' | 'redis' | 'ioredis' | 'postgres';
+const STORE_NAMES: readonly StoreName[] = ['sqlite', 'redis', 'ioredis', 'postgres'];
 
 /** Where a store lives: enough for any process to open it. */
 export interface StoreAddress {
@@ -56,6 +58,19 @@ export function openStoreAt(address: StoreAddress): LedgerStorage {
       return createSqliteStorage({ path: address.location });
     case 'redis':
       return createRedisStorage({ url: address.location }, { prefix: address.prefix });
+    case 'ioredis': {
+      // The storage never closes a client it was given: this one goes with the storage.
+      const client = new Redis(address.location, { maxRetriesPerRequest: 1 });
+      client.on('error', () => {});
+      const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: address.prefix });
+      return {
+        ...storage,
+        async close() {
+          await storage.close();
+          client.disconnect();
+        },
+      };
+    }
     case 'postgres':
       return createPostgresStorage({ connectionString: address.location }, { tablePrefix: address.prefix });
   }
@@ -66,7 +81,7 @@ export function storeAddressFromEnv(env: NodeJS.ProcessEnv = process.env): Store
   const text = env[ENV_STORE];
   if (text === undefined) throw new Error(`Set ${ENV_STORE} (a JSON StoreAddress)`);
   const address = JSON.parse(text) as StoreAddress;
-  if (!['sqlite', 'redis', 'postgres'].includes(address.name)) throw new Error(`Unknown store \`${address.name}\``);
+  if (!STORE_NAMES.includes(address.name)) throw new Error(`Unknown store \`${address.name}\``);
   return address;
 }
 
@@ -116,7 +131,8 @@ export async function testStore(name: StoreName, label: string): Promise<TestSto
       const address: StoreAddress = { name, location: join(dir, 'ledger.db'), prefix: '' };
       return storeOn(address, false, async () => rmSync(dir, { recursive: true, force: true }));
     }
-    case 'redis': {
+    case 'redis':
+    case 'ioredis': {
       const address: StoreAddress = { name, location: REDIS_URL, prefix: `hyphae-test:${label}:${tag}:` };
       const skip = integrationSkip(await probeRedis(REDIS_URL));
       return storeOn(address, skip, () => deleteRedisKeys(REDIS_URL, address.prefix));
