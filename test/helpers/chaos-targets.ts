@@ -74,6 +74,20 @@ export function clientIdsNamed(list: string, name: string): string[] {
     .flatMap((line) => /(?:^|\s)id=(\d+)/.exec(line)?.[1] ?? []);
 }
 
+/** Kill every normal Redis connection named `name`; resolves with how many were killed. */
+async function killClientsNamed(
+  admin: { sendCommand(args: string[]): Promise<unknown> },
+  name: string,
+): Promise<number> {
+  const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
+  let killed = 0;
+  // One ID per command: on Redis 7.0 several filters in one CLIENT KILL must all match.
+  for (const id of clientIdsNamed(list, name)) {
+    killed += Number(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]));
+  }
+  return killed;
+}
+
 /**
  * Redis: one node-redis client per storage, named with `CLIENT SETNAME` (node-redis sends it again
  * on every reconnect). Even-numbered clients queue commands while reconnecting (node-redis's
@@ -105,15 +119,7 @@ export async function redisChaosTarget(): Promise<ChaosTarget> {
       storages.push(storage);
       return storage;
     },
-    async kill() {
-      const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
-      let killed = 0;
-      // One ID per command: on Redis 7.0 several filters in one CLIENT KILL must all match.
-      for (const id of clientIdsNamed(list, clientName)) {
-        killed += Number(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]));
-      }
-      return killed;
-    },
+    kill: () => killClientsNamed(admin, clientName),
     async dispose() {
       // Each storage closes the notice subscriber it may have opened; the clients are the test's.
       await Promise.allSettled(storages.map((storage) => storage.close()));
@@ -159,14 +165,7 @@ export async function ioredisChaosTarget(): Promise<ChaosTarget> {
       storages.push(storage);
       return storage;
     },
-    async kill() {
-      const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
-      let killed = 0;
-      for (const id of clientIdsNamed(list, clientName)) {
-        killed += Number(await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]));
-      }
-      return killed;
-    },
+    kill: () => killClientsNamed(admin, clientName),
     async dispose() {
       await Promise.allSettled(storages.map((storage) => storage.close()));
       for (const client of clients) client.disconnect();

@@ -13,6 +13,7 @@ import {
   createLedger,
   createManualClock,
   createMemoryStorage,
+  type LedgerOptions,
   type LedgerStorage,
   LedgerStorageUnavailableError,
   sideEffect,
@@ -50,13 +51,39 @@ function within<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Two ledgers, one over `ownerStorage` and one over `otherStorage`, on one transition: the owner's
+ * body is running (held until `release()`); `other()` dispatches the same call on the second ledger.
+ */
+async function ownerRunning(
+  ownerStorage: LedgerStorage,
+  otherStorage: LedgerStorage,
+  options: Omit<LedgerOptions, 'storage'>,
+) {
+  const held = deferred();
+  let runs = 0;
+  const owner = createLedger({ storage: ownerStorage, ...options }).tool(SPEC, async () => {
+    runs += 1;
+    await held.promise;
+    return 'first';
+  });
+  const other = createLedger({ storage: otherStorage, ...options }).tool(SPEC, async () => {
+    runs += 1;
+    return 'second';
+  });
+  const first = owner({}, { toolCallId: 'call_1' });
+  await until(() => runs === 1, 'the owner to start');
+  return { first, other: () => other({}, { toolCallId: 'call_1' }), release: () => held.resolve(), runs: () => runs };
+}
+
 describe('a write the client sent twice', () => {
   for (const body of ['plain', 'sideEffect'] as const) {
-    it(`create sent twice: the claim runs its own record at once (${body} body)`, async () => {
+    /** One call over memory storage whose client sends `which` writes twice, on a clock that never moves. */
+    async function sendTwice(which: { create?: boolean; update?: boolean }) {
       const inner = createMemoryStorage();
-      // A clock that never moves: a claim that took its own record for another owner's would wait forever.
+      // A claim that took its own record for another owner's would wait on this clock forever.
       const ledger = createLedger({
-        storage: resending(inner, { create: true }),
+        storage: resending(inner, which),
         agentId: 'agent',
         policyVersion: 'p1',
         clock: createManualClock(T),
@@ -66,34 +93,23 @@ describe('a write the client sent twice', () => {
         runs += 1;
         return body === 'plain' ? { sent: args.to } : sideEffect(() => ({ sent: args.to }));
       });
-
       await expect(within(send({ to: 'ada' }, { toolCallId: 'call_1' }), 'the call')).resolves.toEqual({ sent: 'ada' });
       expect(runs).toBe(1);
       const [record] = (await inner.list({})).records;
+      return { send, record, runs: () => runs };
+    }
+
+    it(`create sent twice: the claim runs its own record at once (${body} body)`, async () => {
+      const { record } = await sendTwice({ create: true });
       expect(record).toMatchObject({ outcome: 'COMPLETED', result: { sent: 'ada' }, fence: 1 });
     });
 
     it(`every update sent twice: the call returns its result, not a fencing error (${body} body)`, async () => {
-      const inner = createMemoryStorage();
-      const ledger = createLedger({
-        storage: resending(inner, { update: true }),
-        agentId: 'agent',
-        policyVersion: 'p1',
-        clock: createManualClock(T),
-      });
-      let runs = 0;
-      const send = ledger.tool(SPEC, async (args: { to: string }) => {
-        runs += 1;
-        return body === 'plain' ? { sent: args.to } : sideEffect(() => ({ sent: args.to }));
-      });
-
-      await expect(within(send({ to: 'ada' }, { toolCallId: 'call_1' }), 'the call')).resolves.toEqual({ sent: 'ada' });
-      expect(runs).toBe(1);
-      const [record] = (await inner.list({})).records;
+      const { send, record, runs } = await sendTwice({ update: true });
       expect(record).toMatchObject({ outcome: 'COMPLETED', result: { sent: 'ada' }, owner: null });
       // The replay reads the stored result.
       await expect(send({ to: 'ada' }, { toolCallId: 'call_1' })).resolves.toEqual({ sent: 'ada' });
-      expect(runs).toBe(1);
+      expect(runs()).toBe(1);
     });
   }
 
@@ -101,24 +117,12 @@ describe('a write the client sent twice', () => {
     const storage = createMemoryStorage();
     // Real time, short polls: the waiting ledger is on another storage object, so only its polls see the result.
     const options = { agentId: 'agent', policyVersion: 'p1', pollIntervalMs: 5, pollMaxIntervalMs: 20 };
-    const held = deferred();
-    let runs = 0;
-    const owner = createLedger({ storage, ...options }).tool(SPEC, async () => {
-      runs += 1;
-      await held.promise;
-      return 'first';
-    });
-    const other = createLedger({ storage: resending(storage, { create: true }), ...options }).tool(SPEC, async () => {
-      runs += 1;
-      return 'second';
-    });
-    const first = owner({}, { toolCallId: 'call_1' });
-    await until(() => runs === 1, 'the owner to start');
-    const second = other({}, { toolCallId: 'call_1' });
-    held.resolve();
-    await expect(first).resolves.toBe('first');
+    const race = await ownerRunning(storage, resending(storage, { create: true }), options);
+    const second = race.other();
+    race.release();
+    await expect(race.first).resolves.toBe('first');
     await expect(second).resolves.toBe('first');
-    expect(runs).toBe(1);
+    expect(race.runs()).toBe(1);
   });
 });
 
@@ -141,13 +145,6 @@ describe('owner ids', () => {
   it('a claim whose create failed never takes another ledger’s record for its own, even with the same ownerId', async () => {
     const storage = createMemoryStorage();
     const options = { agentId: 'agent', policyVersion: 'p1', ownerId: 'payments', clock: createManualClock(T) };
-    const held = deferred();
-    let runs = 0;
-    const owner = createLedger({ storage, ...options }).tool(SPEC, async () => {
-      runs += 1;
-      await held.promise;
-      return 'first';
-    });
     // The second worker's create is lost on the way: it never lands, and no answer comes back.
     const lossy: LedgerStorage = {
       ...storage,
@@ -160,16 +157,11 @@ describe('owner ids', () => {
         throw new Error('Socket closed unexpectedly');
       },
     };
-    const other = createLedger({ storage: lossy, ...options }).tool(SPEC, async () => {
-      runs += 1;
-      return 'second';
-    });
-    const first = owner({}, { toolCallId: 'call_1' });
-    await until(() => runs === 1, 'the owner to start');
+    const race = await ownerRunning(storage, lossy, options);
     // Both are the first claim of their ledger: only the random part tells their owner ids apart.
-    await expect(other({}, { toolCallId: 'call_1' })).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
-    expect(runs).toBe(1);
-    held.resolve();
-    await expect(first).resolves.toBe('first');
+    await expect(race.other()).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
+    expect(race.runs()).toBe(1);
+    race.release();
+    await expect(race.first).resolves.toBe('first');
   });
 });

@@ -11,6 +11,7 @@ import { createLedger, createManualClock } from '../../src/index.js';
 import { createRedisStorage, fromIoredis, type IoredisLike, type RedisStorage } from '../../src/storage/redis.js';
 import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
 import { integrationSkip, probeRedis, REDIS_URL } from '../helpers/integration.js';
+import { eventually, expectWatchLifecycle } from '../helpers/redis-watch.js';
 
 const skip = integrationSkip(await probeRedis());
 const runPrefix = `hyphae-test:ioredis:${randomUUID()}:`;
@@ -23,14 +24,6 @@ function ioredis(options: { maxRetriesPerRequest?: number; enableOfflineQueue?: 
   client.on('error', () => {});
   clients.push(client);
   return client;
-}
-
-async function eventually(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`Timed out waiting for ${what}`);
 }
 
 describe.skipIf(skip)('redis storage over ioredis', () => {
@@ -95,24 +88,7 @@ describe.skipIf(skip)('redis storage over ioredis', () => {
     it('subscribes through a duplicate of the client, hears updates, and closes only the duplicate', async () => {
       const client = ioredis();
       const storage = open(client);
-      const writer = open();
-      const record = makeTestRecord();
-      await writer.create(record);
-      let notices = 0;
-      const stop = storage.watch(record.key, () => {
-        notices += 1;
-      });
-      await eventually(async () => (await subscribers(record.key)) === 1, 'the subscription');
-      await eventually(() => notices === 1, 'the notice that the watch is live');
-      expect(await writer.update(record.key, 1, { ...record, version: 2 })).toBe(true);
-      await eventually(() => notices === 2, 'the notice of the update');
-      stop();
-      await eventually(async () => (await subscribers(record.key)) === 0, 'the unsubscribe');
-
-      storage.watch(record.key, () => undefined);
-      await eventually(async () => (await subscribers(record.key)) === 1, 'the second subscription');
-      await storage.close();
-      await eventually(async () => (await subscribers(record.key)) === 0, 'the subscriber to be gone');
+      await expectWatchLifecycle(storage, open(), subscribers);
       expect(client.status).toBe('ready');
       expect(await client.ping()).toBe('PONG');
     });

@@ -13,6 +13,7 @@ import {
   REDIS_URL,
   type ServerProbe,
 } from '../helpers/integration.js';
+import { eventually, expectWatchLifecycle } from '../helpers/redis-watch.js';
 
 const skip = integrationSkip(await probeRedis());
 // One prefix per run of this file: parallel runs and other files never see each other's keys.
@@ -228,36 +229,11 @@ describe.skipIf(skip)('redis storage', () => {
       return Number(reply[1]);
     }
 
-    async function eventually(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
-      for (let i = 0; i < 500; i++) {
-        if (await condition()) return;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      throw new Error(`Timed out waiting for ${what}`);
-    }
-
     it('subscribes through a duplicate of a client it was given, and closes only the duplicate', async () => {
       const client = await connected();
       const storage = createRedisStorage({ client }, { prefix });
       const writer = createRedisStorage({ client: await connected() }, { prefix });
-      const record = makeTestRecord();
-      await writer.create(record);
-      let notices = 0;
-      const stop = storage.watch(record.key, () => {
-        notices += 1;
-      });
-      await eventually(async () => (await subscribers(record.key)) === 1, 'the subscription');
-      await eventually(() => notices === 1, 'the notice that the watch is live');
-      expect(await writer.update(record.key, 1, { ...record, version: 2 })).toBe(true);
-      await eventually(() => notices === 2, 'the notice of the update');
-      stop();
-      await eventually(async () => (await subscribers(record.key)) === 0, 'the unsubscribe');
-
-      storage.watch(record.key, () => undefined);
-      await eventually(async () => (await subscribers(record.key)) === 1, 'the second subscription');
-      await storage.close();
-      // The server drops the subscription when it sees the connection end, a moment after close().
-      await eventually(async () => (await subscribers(record.key)) === 0, 'the subscriber to be gone');
+      await expectWatchLifecycle(storage, writer, subscribers);
       expect(client.isOpen).toBe(true);
       expect(await client.sendCommand(['PING'])).toBe('PONG');
     });
