@@ -37,7 +37,9 @@ Subcommands:
         record what you verified with the provider: --completed stores the result and resolves
         the transition; --not-executed lets the next call run it exactly once more
   mark-dead (KEY | --owner OWNER) --by WHO --reason WHY
-        expire the lease of IN_FLIGHT transitions whose worker is dead
+        expire the lease of IN_FLIGHT transitions whose worker is dead; OWNER is a claim's owner
+        id, one ledger's (the owner id before #), or a worker's: its ownerId, or host:pid for every
+        ledger of one process
 
 Options:
   -c, --config FILE   the config (default ./hyphae.yaml)

@@ -70,7 +70,21 @@ export async function findTransition<L extends TransitionReader>(
   return undefined;
 }
 
-/** The IN_FLIGHT records held by `owner` (an owner id, or the prefix before its `#` claim counter). */
+/**
+ * True when the claim owner id `held` (`<prefix>:<16 hex>#<n>`, the prefix being the ledger's
+ * `ownerId` or `host:pid`) belongs to `owner`: the owner id itself, one ledger's claims (everything
+ * before `#`), or every ledger whose prefix is `owner` (a worker's `ownerId`, or `host:pid` for all
+ * the ledgers of one process).
+ */
+export function heldBy(held: string | null, owner: string): boolean {
+  if (held === null || owner === '') return false;
+  if (held === owner) return true;
+  if (!held.startsWith(owner)) return false;
+  const rest = held.slice(owner.length);
+  return /^#\d+$/.test(rest) || /^:[0-9a-f]{16}#\d+$/.test(rest);
+}
+
+/** The IN_FLIGHT records held by `owner` (see {@link heldBy}). */
 export async function transitionsOwnedBy<L extends TransitionReader>(
   ledgers: readonly L[],
   owner: string,
@@ -81,7 +95,7 @@ export async function transitionsOwnedBy<L extends TransitionReader>(
     do {
       const page = await ledger.list({ outcome: 'IN_FLIGHT', limit: 500, ...(cursor === null ? {} : { cursor }) });
       for (const record of page.records) {
-        if (record.owner === owner || record.owner?.startsWith(`${owner}#`) === true) found.push({ ledger, record });
+        if (heldBy(record.owner, owner)) found.push({ ledger, record });
       }
       cursor = page.nextCursor;
     } while (cursor !== null);
