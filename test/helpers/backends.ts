@@ -4,8 +4,9 @@
  *
  * A backend is one isolated store per test file (a temp SQLite file, a Redis key prefix, a
  * PostgreSQL table prefix): `open()` hands out one more storage instance with its own connection
- * on that store, and `childEnv()` tells a child process how to open the same store. Redis and
- * PostgreSQL join the list when their driver file exists and the server answers; with
+ * on that store, and `childEnv()` tells a child process how to open the same store. Redis (once
+ * through node-redis, once through ioredis) and PostgreSQL join the list when their driver file
+ * exists and the server answers; with
  * `REQUIRE_INTEGRATION=1` a silent server yields an entry whose `open()` throws, so its tests
  * fail instead of vanishing.
  *
@@ -32,8 +33,9 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // ---------------------------------------------------------------------------------------------
 // Backends
 
-/** A durable backend's name. */
-export type BackendName = 'sqlite' | 'redis' | 'postgres';
+/** A durable backend's name (`ioredis`: Redis through an ioredis client and `fromIoredis`). */
+export type BackendName = 'sqlite' | 'redis' | 'ioredis' | 'postgres';
+const BACKEND_NAMES: readonly string[] = ['sqlite', 'redis', 'ioredis', 'postgres'];
 
 /** One storage instance on a backend's store. */
 export interface OpenedStorage {
@@ -59,7 +61,7 @@ const ENV_BACKEND = 'HYPHAE_TEST_BACKEND';
 const ENV_LOCATION = 'HYPHAE_TEST_LOCATION';
 const ENV_PREFIX = 'HYPHAE_TEST_PREFIX';
 
-const driverFile = (name: BackendName): string => join(ROOT, 'src', 'storage', `${name}.ts`);
+const driverFile = (name: 'redis' | 'postgres'): string => join(ROOT, 'src', 'storage', `${name}.ts`);
 
 /**
  * Open a storage instance on a store named by backend, location and prefix. The Redis and
@@ -73,6 +75,21 @@ export async function openStorage(name: BackendName, location: string, prefix: s
       const { createRedisStorage } = await import('../../src/storage/redis.js');
       return createRedisStorage({ url: location }, { prefix });
     }
+    case 'ioredis': {
+      const { createRedisStorage, fromIoredis } = await import('../../src/storage/redis.js');
+      const { Redis } = await import('ioredis');
+      // The storage never closes a client it was given: this one goes with the storage.
+      const client = new Redis(location, { maxRetriesPerRequest: 1 });
+      client.on('error', () => {});
+      const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix });
+      return {
+        ...storage,
+        async close() {
+          await storage.close();
+          client.disconnect();
+        },
+      };
+    }
     case 'postgres': {
       const { createPostgresStorage } = await import('../../src/storage/postgres.js');
       return createPostgresStorage({ connectionString: location }, { tablePrefix: prefix });
@@ -84,10 +101,10 @@ export async function openStorage(name: BackendName, location: string, prefix: s
 export function openStorageFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<LedgerStorage> {
   const name = env[ENV_BACKEND];
   const location = env[ENV_LOCATION];
-  if ((name !== 'sqlite' && name !== 'redis' && name !== 'postgres') || location === undefined) {
-    throw new Error(`Set ${ENV_BACKEND} (sqlite, redis or postgres) and ${ENV_LOCATION}`);
+  if (name === undefined || !BACKEND_NAMES.includes(name) || location === undefined) {
+    throw new Error(`Set ${ENV_BACKEND} (${BACKEND_NAMES.join(', ')}) and ${ENV_LOCATION}`);
   }
-  return openStorage(name, location, env[ENV_PREFIX] ?? '');
+  return openStorage(name as BackendName, location, env[ENV_PREFIX] ?? '');
 }
 
 const runTag = (): string => `${process.pid}_${randomUUID().slice(0, 8)}`;
@@ -113,9 +130,9 @@ function sqliteBackend(): DurableBackend {
   return backendOn('sqlite', join(dir, 'ledger.db'), '', async () => rmSync(dir, { recursive: true, force: true }));
 }
 
-function redisBackend(url: string): DurableBackend {
+function redisBackend(url: string, name: 'redis' | 'ioredis' = 'redis'): DurableBackend {
   const prefix = `hyphae-test:${runTag()}:`;
-  return backendOn('redis', url, prefix, async () => {
+  return backendOn(name, url, prefix, async () => {
     const { createClient } = await import('redis');
     const client = createClient({ url });
     client.on('error', () => {});
@@ -169,7 +186,7 @@ export async function durableBackends(env: NodeJS.ProcessEnv = process.env): Pro
   const backends: DurableBackend[] = [sqliteBackend()];
   if (existsSync(driverFile('redis'))) {
     const probe = await probeRedis(REDIS_URL);
-    if (probe.available) backends.push(redisBackend(REDIS_URL));
+    if (probe.available) backends.push(redisBackend(REDIS_URL), redisBackend(REDIS_URL, 'ioredis'));
     else if (required)
       backends.push(unreachableBackend('redis', `${probe.address} did not answer PING (${probe.reason})`));
   }
