@@ -109,6 +109,11 @@ export async function execute(
   }
 }
 
+/** True when `stored` is the record `claim` inserted, unwritten since: owner ids are never reused. */
+function carriesClaim(stored: TransitionRecord, claim: TransitionRecord): boolean {
+  return stored.owner === claim.owner && stored.version === 1;
+}
+
 /**
  * Insert a fresh claim, or return the record it meets.
  *
@@ -116,11 +121,6 @@ export async function execute(
  * the same tool and arguments (a redispatch after a policy change, say) the holder is the
  * transition, so its gate applies and nothing runs twice.
  */
-/** True when `stored` is the record `claim` inserted, unwritten since: owner ids are never reused. */
-function carriesClaim(stored: TransitionRecord, claim: TransitionRecord): boolean {
-  return stored.owner === claim.owner && stored.version === 1;
-}
-
 async function createOrMeet(
   ctx: ExecutorContext,
   call: PreparedCall,
