@@ -29,6 +29,13 @@ describe('Redis connection options', () => {
     expect(createRedisStorage({ client: fromIoredis(client) }).capabilities.name).toBe('redis');
   });
 
+  it('refuses an ioredis client with a keyPrefix, which the scripts could not honour', () => {
+    const client = new Redis({ lazyConnect: true, keyPrefix: 'app:' });
+    const error = refusal(() => fromIoredis(client));
+    expect(error.message).toContain('`keyPrefix` (`app:`)');
+    expect(error.message).toContain('`{ prefix }`');
+  });
+
   it.each([
     ['no client or url', {}],
     ['a client without sendCommand', { client: { send: () => undefined } }],

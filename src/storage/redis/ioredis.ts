@@ -2,6 +2,7 @@
  * ioredis clients behind the driver's structural client: `fromIoredis(client)` sends every command
  * through `client.call(...)` and subscribes for change notices on a `duplicate()` of the client.
  */
+import { GuardError } from '../../errors.js';
 import type { RedisClientLike } from './connection.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
 
@@ -16,6 +17,8 @@ export interface IoredisLike {
   call(command: string, args: string[]): Promise<unknown>;
   /** A new client with the same options; the adapter passes `{ lazyConnect: true }` and connects it. */
   duplicate(override: { lazyConnect: boolean }): IoredisSubscriberLike;
+  /** The client's options; a `keyPrefix` is refused (see {@link fromIoredis}). */
+  readonly options?: { readonly keyPrefix?: string | undefined };
 }
 
 /** The part of an ioredis client a subscriber connection uses. */
@@ -84,7 +87,8 @@ function ioredisSubscriber(client: IoredisSubscriberLike): RedisSubscriberLike {
  * after a reconnect. The ledger stays safe with them (a create or compare-and-set sent twice writes
  * at most once), but a claim then waits for the server instead of failing fast; for prompt
  * `LedgerStorageUnavailableError`s give the client `maxRetriesPerRequest: 1` or
- * `enableOfflineQueue: false`.
+ * `enableOfflineQueue: false`. A client with a `keyPrefix` is refused: put the prefix in the
+ * storage's `prefix` setting.
  *
  * @example
  * import { Redis } from 'ioredis';
@@ -94,6 +98,15 @@ function ioredisSubscriber(client: IoredisSubscriberLike): RedisSubscriberLike {
  * const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: 'payments:' });
  */
 export function fromIoredis(client: IoredisLike): RedisClientLike {
+  const keyPrefix = client.options?.keyPrefix;
+  if (typeof keyPrefix === 'string' && keyPrefix !== '') {
+    // ioredis would prefix the scripts' KEYS but not the key names they build from ARGV, nor the
+    // channels notices go out on: the ticket index, list pages and notices would miss their records.
+    throw new GuardError(
+      'invalid_option',
+      `The Redis ledger storage cannot use an ioredis client with \`keyPrefix\` (\`${keyPrefix}\`): give the storage \`{ prefix }\` instead`,
+    );
+  }
   return {
     sendCommand: (args) => client.call(args[0] as string, args.slice(1)),
     duplicate: () => ioredisSubscriber(client.duplicate({ lazyConnect: true })),
