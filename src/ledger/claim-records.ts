@@ -145,21 +145,32 @@ function supersedeRelease(
 }
 
 /**
- * CAS `next` over `existing`; true when this caller now holds the claim. A receipt `existing` still
- * owes (its process died before writing it) is emitted first, so replacing the record loses nothing.
+ * CAS `next` over `current` outside a running claim (a takeover, an operator's release or mark):
+ * true when it was written. A receipt `current` still owes (its process died before writing it) is
+ * emitted first, so replacing the record loses nothing; a write wakes this process's pollers.
  */
-export async function tryTakeover(
+export async function replaceRecord(
+  ctx: ExecutorContext,
+  operation: string,
+  current: TransitionRecord,
+  next: TransitionRecord,
+): Promise<boolean> {
+  await settleBeforeReplacing(ctx, current);
+  let written: boolean;
+  try {
+    written = await ctx.storage.update(current.key, current.version, next);
+  } catch (error) {
+    throw asStorageError(operation, error);
+  }
+  if (written) announceChange(ctx.storage, current.key);
+  return written;
+}
+
+/** CAS `next` over `existing`; true when this caller now holds the claim. */
+export function tryTakeover(
   ctx: ExecutorContext,
   existing: TransitionRecord,
   next: TransitionRecord,
 ): Promise<boolean> {
-  await settleBeforeReplacing(ctx, existing);
-  let written: boolean;
-  try {
-    written = await ctx.storage.update(existing.key, existing.version, next);
-  } catch (error) {
-    throw asStorageError('claim', error);
-  }
-  if (written) announceChange(ctx.storage, existing.key);
-  return written;
+  return replaceRecord(ctx, 'claim', existing, next);
 }

@@ -11,12 +11,12 @@ import {
   LedgerReleaseRefusedError,
 } from '../errors.js';
 import { asStorageError } from './active-claim.js';
-import type { ExecutorContext } from './claim-records.js';
-import { afterRecorded, receiptRefFor, settleBeforeReplacing } from './receipts/ledger-receipts.js';
+import { type ExecutorContext, replaceRecord } from './claim-records.js';
+import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { isExpired } from './resolve-gate.js';
 import { toStoredResult, withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
-import { announceChange, watchTransition } from './transition-watch.js';
+import { watchTransition } from './transition-watch.js';
 import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
 
 function requireAudit(input: AuditInput): void {
@@ -33,17 +33,6 @@ async function load(ctx: ExecutorContext, key: string): Promise<TransitionRecord
   } catch (error) {
     throw asStorageError('read', error);
   }
-}
-
-async function write(ctx: ExecutorContext, current: TransitionRecord, next: TransitionRecord): Promise<boolean> {
-  let written: boolean;
-  try {
-    written = await ctx.storage.update(current.key, current.version, next);
-  } catch (error) {
-    throw asStorageError('operator', error);
-  }
-  if (written) announceChange(ctx.storage, current.key);
-  return written;
 }
 
 /**
@@ -106,8 +95,7 @@ export async function releaseTransition(
       completedAt: now,
     };
   }
-  await settleBeforeReplacing(ctx, current);
-  if (!(await write(ctx, current, next))) {
+  if (!(await replaceRecord(ctx, 'operator', current, next))) {
     throw new LedgerReleaseRefusedError(key, 'the transition changed while releasing; read it and try again', current);
   }
   return afterRecorded(ctx, next);
@@ -135,8 +123,7 @@ export async function markWorkerDead(ctx: ExecutorContext, key: string, input: A
     receiptRef: receiptRefFor(ctx, 'mark_worker_dead', current.version + 1),
     updatedAt: now,
   };
-  await settleBeforeReplacing(ctx, current);
-  if (!(await write(ctx, current, next))) {
+  if (!(await replaceRecord(ctx, 'operator', current, next))) {
     throw new LedgerError(`Transition \`${key}\` changed while marking its worker dead; read it and try again`, {
       code: 'ledger_conflict',
     });
