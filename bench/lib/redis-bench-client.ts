@@ -37,7 +37,10 @@ export async function redisUnavailable(): Promise<string | null> {
 }
 
 /** Remove every key under `prefix` (SCAN + UNLINK, never KEYS). */
-export async function deleteByPrefix(client: BenchRedisClient, prefix: string): Promise<void> {
+export async function deleteByPrefix(
+  client: { sendCommand(args: string[]): Promise<unknown> },
+  prefix: string,
+): Promise<void> {
   let cursor = '0';
   do {
     const [next, keys] = (await client.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '1000'])) as [

@@ -12,6 +12,7 @@ import { createRedisStorage, fromIoredis, type IoredisLike, type RedisStorage } 
 import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
 import { integrationSkip, probeRedis, REDIS_URL } from '../helpers/integration.js';
 import { eventually, expectWatchLifecycle } from '../helpers/redis-watch.js';
+import { deleteRedisKeys } from '../helpers/server-stores.js';
 
 const skip = integrationSkip(await probeRedis());
 const runPrefix = `hyphae-test:ioredis:${randomUUID()}:`;
@@ -34,12 +35,7 @@ describe.skipIf(skip)('redis storage over ioredis', () => {
   });
 
   afterAll(async () => {
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await admin.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteRedisKeys(REDIS_URL, runPrefix);
     for (const client of clients.splice(0)) client.disconnect();
   });
 

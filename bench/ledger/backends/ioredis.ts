@@ -3,7 +3,7 @@
  * baseline is the driver's Lua scripts sent with ioredis's own `call` through the same client.
  */
 import { randomKey } from '../../lib/random-key.js';
-import { REDIS_URL } from '../../lib/redis-bench-client.js';
+import { deleteByPrefix, REDIS_URL } from '../../lib/redis-bench-client.js';
 import { openRawRedis } from '../../lib/redis-raw.js';
 import type { Backend } from '../backend.js';
 
@@ -47,11 +47,12 @@ export const ioredisBackend: Backend = {
     const client = await connectIoredis();
     const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
     const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: `${run}ledger:` });
-    const raw = await openRawRedis(
-      { sendCommand: (args) => client.call(args[0] as string, args.slice(1)) },
-      `${run}raw:`,
-      { create: CREATE_RECORD_SCRIPT, update: UPDATE_RECORD_SCRIPT },
-    );
+    // ioredis's own `call`, as an application using it would send a command.
+    const direct = { sendCommand: (args: readonly string[]) => client.call(args[0] as string, args.slice(1)) };
+    const raw = await openRawRedis(direct, `${run}raw:`, {
+      create: CREATE_RECORD_SCRIPT,
+      update: UPDATE_RECORD_SCRIPT,
+    });
     return {
       storage: () => storage,
       baselines(writes) {
@@ -67,12 +68,7 @@ export const ioredisBackend: Backend = {
       },
       async close() {
         await storage.close();
-        let cursor = '0';
-        do {
-          const [next, keys] = await client.scan(cursor, 'MATCH', `${run}*`, 'COUNT', 1000);
-          if (keys.length > 0) await client.unlink(...keys);
-          cursor = next;
-        } while (cursor !== '0');
+        await deleteByPrefix(direct, run);
         await client.quit();
       },
     };
