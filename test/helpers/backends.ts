@@ -76,19 +76,8 @@ export async function openStorage(name: BackendName, location: string, prefix: s
       return createRedisStorage({ url: location }, { prefix });
     }
     case 'ioredis': {
-      const { createRedisStorage, fromIoredis } = await import('../../src/storage/redis.js');
-      const { Redis } = await import('ioredis');
-      // The storage never closes a client it was given: this one goes with the storage.
-      const client = new Redis(location, { maxRetriesPerRequest: 1 });
-      client.on('error', () => {});
-      const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix });
-      return {
-        ...storage,
-        async close() {
-          await storage.close();
-          client.disconnect();
-        },
-      };
+      const { openIoredisStorage } = await import('./ioredis-storage.js');
+      return openIoredisStorage(location, prefix);
     }
     case 'postgres': {
       const { createPostgresStorage } = await import('../../src/storage/postgres.js');

@@ -12,14 +12,14 @@ import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { createClient } from 'redis';
 import type { LedgerStorage } from '../../src/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
-import { createRedisStorage, fromIoredis } from '../../src/storage/redis.js';
+import { createRedisStorage } from '../../src/storage/redis.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { integrationSkip, POSTGRES_URL, probePostgres, probeRedis, REDIS_URL } from './integration.js';
+import { openIoredisStorage } from './ioredis-storage.js';
 
 /** A durable backend (`ioredis`: Redis through an ioredis client and `fromIoredis`). */
 export type StoreName = 'sqlite' | 'redis' | 'ioredis' | 'postgres';
@@ -58,19 +58,8 @@ export function openStoreAt(address: StoreAddress): LedgerStorage {
       return createSqliteStorage({ path: address.location });
     case 'redis':
       return createRedisStorage({ url: address.location }, { prefix: address.prefix });
-    case 'ioredis': {
-      // The storage never closes a client it was given: this one goes with the storage.
-      const client = new Redis(address.location, { maxRetriesPerRequest: 1 });
-      client.on('error', () => {});
-      const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: address.prefix });
-      return {
-        ...storage,
-        async close() {
-          await storage.close();
-          client.disconnect();
-        },
-      };
-    }
+    case 'ioredis':
+      return openIoredisStorage(address.location, address.prefix);
     case 'postgres':
       return createPostgresStorage({ connectionString: address.location }, { tablePrefix: address.prefix });
   }
