@@ -1,8 +1,6 @@
 /**
  * The transition ledger: a side effect happens once, however often its call is dispatched.
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
 import { GuardError, LedgerHardBlockError } from '../errors.js';
@@ -10,6 +8,7 @@ import { markerScope } from './boundary-markers.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
+import { newOwnerPrefix } from './owner-id.js';
 import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
 import { receiptBlocked, sweepReceipts } from './receipts/ledger-receipts.js';
 import { createReceiptWriter, type ReceiptWriter } from './receipts/receipt-writer.js';
@@ -81,9 +80,7 @@ export function createLedger(options: LedgerOptions): Ledger {
   const leaseTtlMs = options.leaseTtlMs ?? 300_000;
   if (!Number.isFinite(leaseTtlMs))
     throw new GuardError('invalid_option', `\`leaseTtlMs\` must be a number, got \`${leaseTtlMs}\``);
-  // A random part follows the prefix, so two ledgers never hand out the same owner id even when they
-  // share an `ownerId`: a claim recognises its own record (after a lost reply) by its owner.
-  const ownerPrefix = `${options.ownerId ?? `${hostname()}:${process.pid}`}:${randomBytes(8).toString('hex')}`;
+  const ownerPrefix = newOwnerPrefix(options.ownerId);
   let claims = 0;
   const runScope = createAsyncScope<RunContext>();
   const receipts = receiptWriterOf(options.receipts);

@@ -3,6 +3,7 @@
  * "stuck" filters applied while paging) and lookup by key.
  */
 import { Outcome } from '../../ledger/envelope.js';
+import { heldBy } from '../../ledger/owner-id.js';
 import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { ListQuery } from '../../storage/ledger-storage.js';
 import type { TransitionReader } from './config-ledgers.js';
@@ -70,21 +71,7 @@ export async function findTransition<L extends TransitionReader>(
   return undefined;
 }
 
-/**
- * True when the claim owner id `held` (`<prefix>:<16 hex>#<n>`, the prefix being the ledger's
- * `ownerId` or `host:pid`) belongs to `owner`: the owner id itself, one ledger's claims (everything
- * before `#`), or every ledger whose prefix is `owner` (a worker's `ownerId`, or `host:pid` for all
- * the ledgers of one process).
- */
-export function heldBy(held: string | null, owner: string): boolean {
-  if (held === null || owner === '') return false;
-  if (held === owner) return true;
-  if (!held.startsWith(owner)) return false;
-  const rest = held.slice(owner.length);
-  return /^#\d+$/.test(rest) || /^:[0-9a-f]{16}#\d+$/.test(rest);
-}
-
-/** The IN_FLIGHT records held by `owner` (see {@link heldBy}). */
+/** The IN_FLIGHT records held by `owner` (an owner id, one ledger's or a worker's; see `heldBy`). */
 export async function transitionsOwnedBy<L extends TransitionReader>(
   ledgers: readonly L[],
   owner: string,

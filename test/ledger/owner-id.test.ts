@@ -1,11 +1,11 @@
 /**
- * `hyphae transitions mark-dead --owner OWNER` picks the claims a dead worker held. Owner ids are
- * `<prefix>:<16 hex>#<n>` (the prefix is the ledger's `ownerId`, or `host:pid`), so OWNER may be
- * one claim, one ledger, or every ledger with that prefix — and never a longer name that merely
+ * Owner ids are `<prefix>:<16 hex>#<n>` (the prefix is the ledger's `ownerId`, or `host:pid`).
+ * `hyphae transitions mark-dead --owner OWNER` picks a dead worker's claims with `heldBy`: OWNER may
+ * be one claim, one ledger, or every ledger with that prefix — and never a longer name that merely
  * starts the same way.
  */
 import { describe, expect, it } from 'vitest';
-import { heldBy } from '../../src/cli/lib/transition-queries.js';
+import { heldBy, newOwnerPrefix } from '../../src/ledger/owner-id.js';
 
 const LEDGER_A = 'payments:0123456789abcdef';
 const LEDGER_B = 'payments:fedcba9876543210';
@@ -19,6 +19,13 @@ describe('heldBy', () => {
     ['an owner id of an older format', 'host-b:22:bbbb#3', 'host-b:22:bbbb'],
   ])('matches %s', (_what, held, owner) => {
     expect(heldBy(held, owner)).toBe(true);
+  });
+
+  it('matches the claims of a prefix newOwnerPrefix made, by that prefix and by the ownerId', () => {
+    const prefix = newOwnerPrefix('payments');
+    expect(heldBy(`${prefix}#7`, prefix)).toBe(true);
+    expect(heldBy(`${prefix}#7`, 'payments')).toBe(true);
+    expect(heldBy(`${newOwnerPrefix(undefined)}#1`, 'payments')).toBe(false);
   });
 
   it.each([
