@@ -2,10 +2,9 @@
  * Redis through an ioredis client (`fromIoredis`), on the same server as the node-redis backend; its
  * baseline is the driver's Lua scripts sent with ioredis's own `call` through the same client.
  */
-import { randomKey } from '../../lib/random-key.js';
-import { deleteByPrefix, REDIS_URL } from '../../lib/redis-bench-client.js';
-import { openRawRedis } from '../../lib/redis-raw.js';
+import { REDIS_URL } from '../../lib/redis-bench-client.js';
 import type { Backend } from '../backend.js';
+import { redisSession } from './redis.js';
 
 /** A connected ioredis client that fails fast instead of reconnecting. */
 async function connectIoredis() {
@@ -43,34 +42,14 @@ export const ioredisBackend: Backend = {
   },
   async open() {
     const { createRedisStorage, fromIoredis } = await import('../../../src/storage/redis.js');
-    const { CREATE_RECORD_SCRIPT, UPDATE_RECORD_SCRIPT } = await import('../../../src/storage/redis/scripts.js');
     const client = await connectIoredis();
-    const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
-    const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: `${run}ledger:` });
-    // ioredis's own `call`, as an application using it would send a command.
+    // The baselines go through ioredis's own `call`, as an application using it would send a command.
     const direct = { sendCommand: (args: readonly string[]) => client.call(args[0] as string, args.slice(1)) };
-    const raw = await openRawRedis(direct, `${run}raw:`, {
-      create: CREATE_RECORD_SCRIPT,
-      update: UPDATE_RECORD_SCRIPT,
-    });
-    return {
-      storage: () => storage,
-      baselines(writes) {
-        const completed = writes.call.docs.at(-1) ?? '{}';
-        return {
-          call: { name: 'ioredis raw: create + update EVALSHA', start: () => raw.write(writes.call.docs) },
-          replay: { name: 'ioredis raw: create EVALSHA meeting the record', start: () => raw.replay(completed) },
-          sideEffect: {
-            name: 'ioredis raw: create + 2 update EVALSHA',
-            start: () => raw.write(writes.sideEffect.docs),
-          },
-        };
-      },
-      async close() {
-        await storage.close();
-        await deleteByPrefix(direct, run);
-        await client.quit();
-      },
-    };
+    return redisSession(
+      'ioredis',
+      direct,
+      (prefix) => createRedisStorage({ client: fromIoredis(client) }, { prefix }),
+      () => client.quit(),
+    );
   },
 };
