@@ -20,6 +20,7 @@ const AREA_ORDER = [
   'json-patch',
   'adapters',
   'efficacy',
+  'history',
 ];
 const areas = readdirSync(dir)
   .filter((file) => file.endsWith('.json'))

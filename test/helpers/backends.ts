@@ -389,6 +389,8 @@ export interface WorkerConfig {
   readonly attemptRefs?: boolean;
   /** Send the call's idempotency key, which the fake provider dedupes by. */
   readonly providerDedupe?: boolean;
+  /** Record the call and its effect as a history (JSON lines, shared by the workers of one test). */
+  readonly historyFile?: string;
 }
 
 /** The one JSON line a worker prints when it does not crash. */
@@ -471,20 +473,40 @@ export interface WorkerGroup {
   run(config: WorkerConfig): Promise<WorkerExit>;
   /** SIGKILL every worker of the group that is still running. */
   kill(): void;
+  /** The history process names of the workers that ended by a signal (crashed or killed). */
+  crashed(): string[];
 }
+
+/** A worker's process name in a history. */
+export const historyProcess = (pid: number): string => `worker-${pid}`;
 
 /** A {@link WorkerGroup} on `backend`'s store. */
 export function createWorkerGroup(backend: DurableBackend): WorkerGroup {
   const children = new Set<ChildProcess>();
+  const crashed: string[] = [];
+  const start = (config: WorkerConfig): WorkerRun => {
+    const run = spawnWorker(backend, config, children);
+    run.exit.then(
+      (exit) => {
+        if (exit.signal !== null) crashed.push(historyProcess(exit.pid));
+      },
+      () => {},
+    );
+    return run;
+  };
   return {
-    spawn: (config) => spawnWorker(backend, config, children),
-    run: (config) => spawnWorker(backend, config, children).exit,
+    spawn: start,
+    run: (config) => start(config).exit,
     kill() {
       for (const child of children) {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        if (child.exitCode === null && child.signalCode === null) {
+          child.kill('SIGKILL');
+          crashed.push(historyProcess(child.pid ?? -1));
+        }
       }
       children.clear();
     },
+    crashed: () => [...crashed],
   };
 }
 

@@ -13,6 +13,7 @@ import {
   LedgerStorageUnavailableError,
   type TransitionRecord,
 } from '../../src/index.js';
+import type { HistoryRecorder } from '../../src/testing/index.js';
 import type { ChaosTarget } from './chaos-targets.js';
 
 /** What the fake provider returns for an effect. */
@@ -33,7 +34,8 @@ export interface FakeProvider {
   readonly total: number;
 }
 
-export function createFakeProvider(): FakeProvider {
+/** A fake provider; with `history`, each effect is also recorded there. */
+export function createFakeProvider(history?: HistoryRecorder): FakeProvider {
   const effects = new Map<string, ProviderEffect[]>();
   const doubles: string[] = [];
   let total = 0;
@@ -45,6 +47,7 @@ export function createFakeProvider(): FakeProvider {
       effects.set(transition, list);
       total += 1;
       if (list.length === 2) doubles.push(transition);
+      history?.effect(transition, effect);
       await sleep(1 + Math.floor(Math.random() * 3));
       return effect;
     },

@@ -41,6 +41,8 @@ export interface RaceEffect {
   readonly round: string;
   readonly contender: string;
   readonly pid: number;
+  /** Epoch ms (sub-millisecond) when the effect ran, comparable across processes. */
+  readonly at: number;
 }
 
 /** What the parent sends a child to start one round: one JSON line on its stdin. */
@@ -51,10 +53,21 @@ export interface RaceOrder {
   readonly jitterMs: number;
 }
 
+/** When a contender's call started and settled (epoch ms, sub-millisecond, comparable across processes). */
+export interface RaceTiming {
+  readonly startedAt: number;
+  readonly settledAt: number;
+}
+
 /** How one contender's call of a round ended. */
-export type RaceOutcome =
-  | { readonly ok: true; readonly result: RaceResult }
-  | { readonly ok: false; readonly name: string; readonly code: string; readonly message: string };
+export type RaceOutcome = RaceTiming &
+  (
+    | { readonly ok: true; readonly result: RaceResult }
+    | { readonly ok: false; readonly name: string; readonly code: string; readonly message: string }
+  );
+
+/** Wall-clock time with sub-millisecond precision. */
+export const preciseNow = (): number => performance.timeOrigin + performance.now();
 
 /** What a child prints for each order: one JSON line on its stdout. */
 export type RaceReply = RaceOutcome & { readonly round: string; readonly contender: string };
@@ -77,7 +90,7 @@ export function raceTool(storage: LedgerStorage, contender: string): LedgeredFun
   });
   return ledger.tool(RACE_SPEC, async (args: RaceArgs) =>
     sideEffect(async (): Promise<RaceResult> => {
-      const effect: RaceEffect = { round: args.round, contender, pid: process.pid };
+      const effect: RaceEffect = { round: args.round, contender, pid: process.pid, at: preciseNow() };
       appendFileSync(args.effectLog, `${JSON.stringify(effect)}\n`, { flag: 'a' });
       await sleep(BODY_MS);
       return { round: args.round, executedBy: contender };
@@ -88,12 +101,16 @@ export function raceTool(storage: LedgerStorage, contender: string): LedgeredFun
 /** Run one contender's call: wait the jitter, call, and describe how it ended. */
 export async function contend(tool: LedgeredFunction<RaceArgs, RaceResult>, order: RaceOrder): Promise<RaceOutcome> {
   await sleep(order.jitterMs);
+  const startedAt = preciseNow();
   try {
-    return { ok: true, result: await tool(order.args, { toolCallId: order.toolCallId }) };
+    const result = await tool(order.args, { toolCallId: order.toolCallId });
+    return { ok: true, result, startedAt, settledAt: preciseNow() };
   } catch (error) {
     const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
     return {
       ok: false,
+      startedAt,
+      settledAt: preciseNow(),
       name: typeof name === 'string' ? name : 'NonError',
       code: typeof code === 'string' ? code : 'none',
       message: typeof message === 'string' ? message : String(error),

@@ -25,6 +25,7 @@ import {
   type TransitionRecord,
   ticketKey,
 } from '../../src/index.js';
+import { checkHistory, createHistoryRecorder, formatAnomalies } from '../../src/testing/index.js';
 import {
   bounded,
   collectingLogger,
@@ -47,6 +48,7 @@ import {
   postgresChaosTarget,
   redisChaosTarget,
 } from '../helpers/chaos-targets.js';
+import { countHistory, writeHistoryReport } from '../helpers/history-report.js';
 import { integrationSkip, probePostgres, probeRedis } from '../helpers/integration.js';
 import { testStores } from '../helpers/server-stores.js';
 
@@ -196,7 +198,8 @@ for (const { name, skip, create } of targets) {
       annotate,
     }) => {
       const chaosTarget = target as ChaosTarget;
-      const provider = createFakeProvider();
+      const history = createHistoryRecorder({ process: `chaos-${name}` });
+      const provider = createFakeProvider(history);
       const logger = collectingLogger();
       const storages = await Promise.all(Array.from({ length: LEDGERS }, (_, i) => chaosTarget.open(i)));
       const tools = storages.map((storage) => toolsOn(storage, provider, logger));
@@ -207,9 +210,11 @@ for (const { name, skip, create } of targets) {
         cls: CLASSES[index % CLASSES.length] as ChaosClass,
       }));
       const dispatch = (call: Call, ledger: number): Promise<unknown> =>
-        (tools[ledger % LEDGERS] as Tools)[call.cls](
-          { transition: call.callId, idempotencyKey: `idem_${call.callId}` },
-          { toolCallId: call.callId },
+        history.record({ caller: `ledger-${ledger % LEDGERS}`, transition: call.callId, callId: call.callId }, () =>
+          (tools[ledger % LEDGERS] as Tools)[call.cls](
+            { transition: call.callId, idempotencyKey: `idem_${call.callId}` },
+            { toolCallId: call.callId },
+          ),
         );
       const started = Date.now();
 
@@ -234,6 +239,18 @@ for (const { name, skip, create } of targets) {
         return { call, first: firstLabel(firstSettled), before: stateOf(redispatch.before), second };
       });
       const errored = outcomes.filter((o) => o.first !== 'ok');
+      const records = Object.fromEntries(
+        await Promise.all(
+          calls.map(async (call) => [call.callId, await inspector.findByTicket(ticketKey({}, AGENT_ID, call.callId))]),
+        ),
+      );
+      const completionLost = logger.entries
+        .filter((entry) => entry.message === COMPLETION_LOST)
+        .map((entry) => calls.find((call) => records[call.callId]?.key === entry.data?.key)?.callId)
+        .filter((callId): callId is string => callId !== undefined);
+      const checked = checkHistory(history.events(), { records, completionLost });
+      countHistory('chaos', name, checked);
+      writeHistoryReport('chaos', name);
       const report = {
         backend: name,
         marker: chaosTarget.marker,
@@ -252,12 +269,14 @@ for (const { name, skip, create } of targets) {
         doubles: provider.doubles,
         log: countBy(logger.entries, (entry) => `${entry.level}: ${entry.message}`),
         violations: violations.slice(0, 50),
+        history: { ...checked.stats, anomalies: formatAnomalies(checked.anomalies.slice(0, 20)) },
       };
       const file = writeChaosReport(name, report);
       const brief = `${name}: ${kills.killed} connections killed in ${kills.rounds} rounds; first dispatch ${JSON.stringify(report.firstDispatch)}; redispatch ${JSON.stringify(report.redispatch)}; report ${file}`;
       await annotate(brief, 'chaos');
 
       expect(violations, brief).toEqual([]);
+      expect(checked.anomalies, brief).toEqual([]);
       expect(provider.doubles, brief).toEqual([]);
       expect(kills.failures, brief).toEqual([]);
       expect(kills.killed, `the killer never found a connection — ${brief}`).toBeGreaterThan(0);

@@ -12,9 +12,11 @@
  * send one idempotency key and the provider dedupes the late one.
  */
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it, type OnTestFinishedHandler } from 'vitest';
 import { createLedger, type SideEffectClass, type TransitionRecord, ticketKey } from '../../src/index.js';
+import { checkHistory, formatAnomalies, parseHistory } from '../../src/testing/index.js';
 import {
   AGENT_ID,
   type CrashPoint,
@@ -31,6 +33,7 @@ import {
   type WorkerConfig,
   type WorkerExit,
 } from '../helpers/backends.js';
+import { countHistory, writeHistoryReport } from '../helpers/history-report.js';
 
 const backends = await durableBackends();
 /** The crashing worker's lease: short, so the tests that need it expired wait little. */
@@ -47,18 +50,33 @@ async function scenario(backend: DurableBackend, onTestFinished: OnFinished, sid
   const opened = await backend.open();
   const scratch = createScratch();
   const workers = createWorkerGroup(backend);
-  onTestFinished(async () => {
-    workers.kill();
-    scratch.remove();
-    await opened.cleanup();
-  });
   const toolCallId = `call_${randomUUID()}`;
   const effectLog = scratch.file('provider.log');
+  const historyFile = scratch.file('history.jsonl');
+  onTestFinished(async () => {
+    workers.kill();
+    try {
+      // Every worker's calls and effects, judged as one history (killed workers may not settle).
+      const events = existsSync(historyFile) ? parseHistory([readFileSync(historyFile, 'utf8')]) : [];
+      const record = await opened.storage.findByTicket(ticketKey({}, AGENT_ID, toolCallId));
+      const check = checkHistory(events, {
+        crashed: workers.crashed(),
+        toolErrors: ['ProviderRejectedError'],
+        records: { [toolCallId]: record },
+      });
+      countHistory('crash', backend.name, check);
+      expect(check.anomalies, formatAnomalies(check.anomalies)).toEqual([]);
+    } finally {
+      scratch.remove();
+      await opened.cleanup();
+    }
+  });
   const base: WorkerConfig = {
     sideEffectClass,
     toolCallId,
     args: { amount: 100, recipient: 'acct_123', idempotencyKey: `idem_${toolCallId}` },
     effectLog,
+    historyFile,
     leaseTtlMs: SHORT_LEASE_MS,
   };
 
@@ -132,7 +150,10 @@ function expectHardBlock(exit: WorkerExit): string {
 }
 
 describe.concurrent.each(backends)('$name: crash and redispatch', SPAWNING, (backend) => {
-  afterAll(() => backend.dispose());
+  afterAll(async () => {
+    writeHistoryReport('crash', backend.name);
+    await backend.dispose();
+  });
 
   it('after-claim: while the dead owner holds its lease, a redispatch polls (and times out)', async ({
     onTestFinished,

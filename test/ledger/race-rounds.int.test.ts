@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LedgerStorage, type TransitionRecord, ticketKey } from '../../src/index.js';
+import { checkHistory, formatAnomalies, type HistoryEvent } from '../../src/testing/index.js';
+import { countHistory, writeHistoryReport } from '../helpers/history-report.js';
 import {
   contend,
   RACE_AGENT_ID,
@@ -44,8 +46,46 @@ interface Tally {
   readonly anomalies: string[];
 }
 
+/** One round as a history: every contender's call and every execution of the body. */
+function roundHistory(args: RaceArgs, replies: readonly RaceReply[], effects: readonly RaceEffect[]): HistoryEvent[] {
+  const transition = args.round;
+  return [
+    ...replies.flatMap((reply): HistoryEvent[] => {
+      const op = `${reply.contender}/${reply.round}`;
+      const invoke: HistoryEvent = {
+        type: 'invoke',
+        op,
+        process: reply.contender,
+        caller: reply.contender,
+        transition,
+        callId: `call_${reply.round}`,
+        at: reply.startedAt,
+      };
+      const settled: HistoryEvent = reply.ok
+        ? { type: 'ok', op, result: reply.result, at: reply.settledAt }
+        : {
+            type: 'fail',
+            op,
+            error: { name: reply.name, code: reply.code === 'none' ? null : reply.code, message: reply.message },
+            at: reply.settledAt,
+          };
+      return [invoke, settled];
+    }),
+    ...effects.map(
+      (effect): HistoryEvent => ({
+        type: 'effect',
+        transition,
+        process: effect.contender,
+        result: { round: effect.round, executedBy: effect.contender },
+        at: effect.at,
+      }),
+    ),
+  ];
+}
+
 /** Check one round and add what it found to the tally. */
 function checkRound(
+  store: string,
   tally: Tally,
   args: RaceArgs,
   replies: readonly RaceReply[],
@@ -54,6 +94,9 @@ function checkRound(
 ): void {
   tally.rounds += 1;
   const problems: string[] = [];
+  const history = checkHistory(roundHistory(args, replies, effects), { records: { [args.round]: record } });
+  countHistory('race-rounds', store, history);
+  if (!history.ok) problems.push(formatAnomalies(history.anomalies));
   if (effects.length !== 1) {
     problems.push(`${effects.length} executions (${effects.map((e) => e.contender).join(', ')})`);
   }
@@ -104,6 +147,7 @@ for (const store of stores) {
       await inspector?.close();
       rmSync(scratch, { recursive: true, force: true });
       await store.dispose();
+      writeHistoryReport('race-rounds', store.name);
       mkdirSync(REPORT_DIR, { recursive: true });
       writeFileSync(join(REPORT_DIR, `${store.name}.json`), `${JSON.stringify(reports, null, 2)}\n`);
     }, 60_000);
@@ -135,7 +179,7 @@ for (const store of stores) {
             );
             const [local, remote] = await Promise.all([Promise.all(inProcess), fromChildren]);
             const record = await (inspector as LedgerStorage).findByTicket(ticketKey({}, RACE_AGENT_ID, toolCallId));
-            checkRound(tally, args, [...local, ...remote], readRaceEffects(args.effectLog), record);
+            checkRound(store.name, tally, args, [...local, ...remote], readRaceEffects(args.effectLog), record);
           }
           reports[`n${n}`] = { ...tally, anomalies: tally.anomalies.slice(0, 20), ms: Date.now() - started };
 

@@ -46,6 +46,11 @@ export interface CheckHistoryOptions {
   readonly toolErrors?: readonly string[];
   /** Codes that say the store could not be reached; such a failure never counts as a lost result. */
   readonly unavailableCodes?: readonly string[];
+  /**
+   * Transitions whose completing write the ledger reported lost (through its logger): their caller
+   * had the result, the store never did, so a later refusal is the documented fail-closed outcome.
+   */
+  readonly completionLost?: readonly string[];
   /** Transitions of a multi-use class, which may run more than once by design. */
   readonly multiUse?: readonly string[];
   /** Final records by transition name, checked against what happened. */
@@ -162,7 +167,9 @@ function checkCalls(
     const { error } = settled;
     if (error.code === null && !toolErrors.has(error.name))
       report('untyped_error', `Call \`${invoke.op}\` failed with an untyped \`${error.name}\`: ${error.message}`);
-    if (invoke.at > firstResultAt && !(error.code !== null && unavailable.has(error.code)))
+    const excused =
+      (error.code !== null && unavailable.has(error.code)) || options.completionLost?.includes(transition);
+    if (invoke.at > firstResultAt && !excused)
       report(
         'lost_result',
         `Call \`${invoke.op}\` started after a caller got the result, yet failed with \`${error.code ?? error.name}\``,
