@@ -74,12 +74,17 @@ export function clientIdsNamed(list: string, name: string): string[] {
     .flatMap((line) => /(?:^|\s)id=(\d+)/.exec(line)?.[1] ?? []);
 }
 
-/** Kill every normal Redis connection named `name`; resolves with how many were killed. */
-async function killClientsNamed(
+/**
+ * Kill every Redis connection named `name` of one type (`normal`, or `pubsub` for subscribers);
+ * resolves with how many were killed. Connections of other tests, which share the server, are
+ * never touched.
+ */
+export async function killClientsNamed(
   admin: { sendCommand(args: string[]): Promise<unknown> },
   name: string,
+  type: 'normal' | 'pubsub' = 'normal',
 ): Promise<number> {
-  const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', 'normal']));
+  const list = String(await admin.sendCommand(['CLIENT', 'LIST', 'TYPE', type]));
   let killed = 0;
   // One ID per command: on Redis 7.0 several filters in one CLIENT KILL must all match.
   for (const id of clientIdsNamed(list, name)) {

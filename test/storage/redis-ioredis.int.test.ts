@@ -10,6 +10,7 @@ import { LedgerStorageUnavailableError } from '../../src/errors.js';
 import { createLedger, createManualClock } from '../../src/index.js';
 import { createRedisStorage, fromIoredis, type IoredisLike, type RedisStorage } from '../../src/storage/redis.js';
 import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
+import { killClientsNamed } from '../helpers/chaos-targets.js';
 import { integrationSkip, probeRedis, REDIS_URL } from '../helpers/integration.js';
 import { eventually, expectWatchLifecycle } from '../helpers/redis-watch.js';
 import { deleteRedisKeys } from '../helpers/server-stores.js';
@@ -20,7 +21,9 @@ const T = 1_767_225_600_000;
 
 /** Every ioredis client this file opens, ended after the file. */
 const clients: Redis[] = [];
-function ioredis(options: { maxRetriesPerRequest?: number; enableOfflineQueue?: boolean } = {}): Redis {
+function ioredis(
+  options: { maxRetriesPerRequest?: number; enableOfflineQueue?: boolean; connectionName?: string } = {},
+): Redis {
   const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, ...options });
   client.on('error', () => {});
   clients.push(client);
@@ -90,7 +93,9 @@ describe.skipIf(skip)('redis storage over ioredis', () => {
     });
 
     it('hears updates again after its subscriber connection is killed (ioredis resubscribes)', async () => {
-      const storage = open();
+      // A named client: its subscriber is a duplicate with the same name, so only it is killed.
+      const name = `hyphae-watch-${randomUUID().slice(0, 8)}`;
+      const storage = open(ioredis({ connectionName: name }));
       const writer = open();
       const record = makeTestRecord();
       await writer.create(record);
@@ -99,7 +104,12 @@ describe.skipIf(skip)('redis storage over ioredis', () => {
         notices += 1;
       });
       await eventually(() => notices === 1, 'the watch to be live');
-      await admin.call('CLIENT', ['KILL', 'TYPE', 'pubsub']);
+      const killed = await killClientsNamed(
+        { sendCommand: (args) => admin.call(args[0] as string, args.slice(1)) },
+        name,
+        'pubsub',
+      );
+      expect(killed).toBe(1);
       await eventually(async () => (await subscribers(record.key)) === 1, 'the resubscription');
       const heard = notices;
       await eventually(async () => {

@@ -5,6 +5,7 @@ import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } 
 import { loadRedis, ownedConnection, type RedisModuleLike } from '../../src/storage/redis/connection.js';
 import { createRedisStorage, type RedisClientLike, type RedisStorage } from '../../src/storage/redis.js';
 import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
+import { killClientsNamed } from '../helpers/chaos-targets.js';
 import {
   inListOrder,
   integrationSkip,
@@ -239,7 +240,13 @@ describe.skipIf(skip)('redis storage', () => {
     });
 
     it('hears updates again after its subscriber connection is killed', async () => {
-      const storage = createRedisStorage({ url: REDIS_URL }, { prefix });
+      // A named client: its subscriber is a duplicate with the same name, so only it is killed.
+      const name = `hyphae-watch-${randomUUID().slice(0, 8)}`;
+      const named = createClient({ url: REDIS_URL, name });
+      named.on('error', () => {});
+      await named.connect();
+      cleanups.push(() => (named.isOpen ? named.close() : Promise.resolve()));
+      const storage = createRedisStorage({ client: named }, { prefix });
       cleanups.push(() => storage.close());
       const writer = createRedisStorage({ client: await connected() }, { prefix });
       const [before, after] = [makeTestRecord(), makeTestRecord()];
@@ -251,8 +258,7 @@ describe.skipIf(skip)('redis storage', () => {
       });
       await eventually(() => first === 1, 'the first watch to be live');
 
-      // Every subscriber on the server goes; other files' pollers only fall back to timed polls.
-      await admin.sendCommand(['CLIENT', 'KILL', 'TYPE', 'pubsub']);
+      expect(await killClientsNamed(admin, name, 'pubsub')).toBe(1);
       let second = 0;
       storage.watch(after.key, () => {
         second += 1;
