@@ -32,6 +32,7 @@ import { RENDER_DESIGN, renderDesignDefinition } from './tools/render-design.js'
 import { RETRIEVE_EVIDENCE, retrieveEvidenceTool } from './tools/retrieve-evidence.js';
 import { blankQuery, searchAssetsDefinition, searchToolName } from './tools/search-assets.js';
 import type { ToolMiddleware } from './tools/tool-middleware.js';
+import type { TraceRedactor } from './traces.js';
 import { createRenderer, type Renderer, type RenderFunction } from './visual/renderer.js';
 import type { VisionSetup } from './visual/review-visually.js';
 
@@ -69,6 +70,8 @@ export interface PatchHarnessOptions {
   readonly instructions?: string;
   /** Time source for timeouts and elapsed times (default: the system clock). */
   readonly clock?: Clock;
+  /** What `StepTrace.redacted()` returns, in place of the default (ids, statuses, sizes, digests). */
+  readonly traceRedactor?: TraceRedactor;
 }
 
 /** A configured harness; each `run` is independent. */
@@ -240,9 +243,12 @@ export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
     contextPolicy: options.contextPolicy ?? compactSupersededResults(),
     system: systemMessage(options.instructions, spec.promptSchema),
     clock: options.clock ?? systemClock,
+    traceRedactor: options.traceRedactor,
     fuseBox: () => createFuseBox(fuses),
     newRunId: randomUUID,
   });
+  if (options.traceRedactor !== undefined && typeof options.traceRedactor !== 'function')
+    throw new HarnessConfigError('traceRedactor', 'expected a function `(trace, defaultRedaction) => object`');
   if (typeof setup.contextPolicy?.apply !== 'function')
     throw new HarnessConfigError('contextPolicy', 'expected `{ name, apply(messages, info) }`');
   return Object.freeze({

@@ -112,6 +112,7 @@ export {
   type ModelToolCall,
   type ModelToolDefinition,
   type ModelUsage,
+  type ProviderMetadata,
   type RenderedArtifact,
   type SystemMessage,
   type ToolResultMessage,
@@ -165,6 +166,7 @@ export type {
   StepKind,
   StepTrace,
   StepTraceData,
+  TraceRedactor,
   ValidationTrace,
   VisionImageTrace,
 } from './traces.js';

@@ -4,7 +4,7 @@
  * fingerprints, never message text, arguments or results.
  */
 import { sha256Hex } from '../core/fingerprint.js';
-import type { ModelCallPurpose, ModelMessage, ModelToolCall, ModelUsage } from './models/types.js';
+import type { ModelCallPurpose, ModelMessage, ModelToolCall, ModelUsage, ProviderMetadata } from './models/types.js';
 import type { ToolOutcome } from './tools/agent-tool.js';
 
 /** An image of a vision call as traces keep it: its label, media type, size and SHA-256 — never the bytes. */
@@ -39,10 +39,42 @@ export interface ModelCallTraceData {
     readonly text: string;
     readonly toolCalls: readonly ModelToolCall[];
     readonly finishReason?: string;
+    /** The reasoning the provider exposed. */
+    readonly reasoning?: string;
   };
+  /** The provider's id of the response. */
+  readonly responseId?: string;
+  /** `true` or `false` only when the provider said so explicitly; otherwise `null`. */
+  readonly cacheHit: boolean | null;
+  readonly providerMetadata?: ProviderMetadata;
   readonly usage?: ModelUsage;
   readonly error?: { readonly code: string; readonly message: string };
 }
+
+/** What the response of a model call adds to its trace. */
+export function responseTraceFields(response: {
+  readonly responseId?: unknown;
+  readonly cacheHit?: unknown;
+  readonly providerMetadata?: unknown;
+}): Pick<ModelCallTraceData, 'responseId' | 'cacheHit' | 'providerMetadata'> {
+  const metadata = response.providerMetadata;
+  return {
+    ...(typeof response.responseId === 'string' ? { responseId: response.responseId } : {}),
+    cacheHit: typeof response.cacheHit === 'boolean' ? response.cacheHit : null,
+    ...(typeof metadata === 'object' && metadata !== null && !Array.isArray(metadata)
+      ? { providerMetadata: metadata as ProviderMetadata }
+      : {}),
+  };
+}
+
+/**
+ * An application's redaction of a step trace: what `StepTrace.redacted()` returns in place of the
+ * default (ids, statuses, sizes and digests). It receives the whole trace and the default.
+ */
+export type TraceRedactor = (
+  trace: StepTraceData,
+  defaultRedaction: Readonly<Record<string, unknown>>,
+) => Readonly<Record<string, unknown>>;
 
 /** A model call's trace. */
 export interface ModelCallTrace extends ModelCallTraceData {
@@ -95,7 +127,8 @@ function redactMessage(message: ModelMessage): Readonly<Record<string, unknown>>
 }
 
 function redactModelCall(data: ModelCallTraceData): Readonly<Record<string, unknown>> {
-  const { input, output, error, ...rest } = data;
+  // Provider metadata can echo prompts or ids of the provider's account: only its keys are kept.
+  const { input, output, error, providerMetadata, ...rest } = data;
   return {
     ...rest,
     input:
@@ -113,8 +146,10 @@ function redactModelCall(data: ModelCallTraceData): Readonly<Record<string, unkn
             text: digest(output.text),
             toolCalls: output.toolCalls.map((call) => ({ id: call.id, name: call.name })),
             ...(output.finishReason === undefined ? {} : { finishReason: output.finishReason }),
+            ...(output.reasoning === undefined ? {} : { reasoning: digest(output.reasoning) }),
           },
         }),
+    ...(providerMetadata === undefined ? {} : { providerMetadataKeys: Object.keys(providerMetadata).sort() }),
     ...(error === undefined ? {} : { error: { code: error.code } }),
   };
 }
@@ -142,9 +177,10 @@ export function createModelCallTrace(data: ModelCallTraceData): ModelCallTrace {
   });
 }
 
-/** Freeze a step's data into a trace. */
+/** Freeze a step's data into a trace; `redactor` replaces the default redaction. */
 export function createStepTrace(
   data: Omit<StepTraceData, 'modelCall'> & { readonly modelCall: ModelCallTrace },
+  redactor?: TraceRedactor,
 ): StepTrace {
   const { modelCall, ...rest } = data;
   const plain: StepTraceData = Object.freeze({
@@ -152,22 +188,23 @@ export function createStepTrace(
     modelCall: modelCall.toJSON(),
     toolOutcomes: Object.freeze([...rest.toolOutcomes]),
   });
+  const byDefault = (): Readonly<Record<string, unknown>> => ({
+    ...rest,
+    modelCall: modelCall.redacted(),
+    toolOutcomes: plain.toolOutcomes.map(redactOutcome),
+    ...(rest.validation === undefined
+      ? {}
+      : {
+          validation: {
+            status: rest.validation.status,
+            ...(rest.validation.code === undefined ? {} : { code: rest.validation.code }),
+          },
+        }),
+  });
   return Object.freeze({
     ...plain,
     modelCall,
     toJSON: () => plain,
-    redacted: () => ({
-      ...rest,
-      modelCall: modelCall.redacted(),
-      toolOutcomes: plain.toolOutcomes.map(redactOutcome),
-      ...(rest.validation === undefined
-        ? {}
-        : {
-            validation: {
-              status: rest.validation.status,
-              ...(rest.validation.code === undefined ? {} : { code: rest.validation.code }),
-            },
-          }),
-    }),
+    redacted: () => (redactor === undefined ? byDefault() : redactor(plain, byDefault())),
   });
 }

@@ -16,6 +16,7 @@ import type {
   MainModel,
   ModelRequest,
   ModelResponse,
+  ProviderMetadata,
   VisionModel,
   VisionResponse,
   VisionReviewRequest,
@@ -160,6 +161,31 @@ function responseModel(result: Record<string, unknown>, fallback: string): strin
 }
 
 /**
+ * The reasoning text, the response id and the provider metadata of a result, when it has them.
+ * The AI SDK reports cached tokens, not whether the cache was hit, so `cacheHit` stays unset.
+ */
+function responseDetails(
+  result: Record<string, unknown>,
+): Pick<ModelResponse, 'reasoning' | 'responseId' | 'providerMetadata'> {
+  const response = result.response as { id?: unknown } | undefined;
+  let metadata: ProviderMetadata | undefined;
+  if (typeof result.providerMetadata === 'object' && result.providerMetadata !== null) {
+    try {
+      metadata = JSON.parse(JSON.stringify(result.providerMetadata)) as ProviderMetadata;
+    } catch {
+      metadata = undefined; // not JSON: left out rather than half kept
+    }
+  }
+  return {
+    ...(typeof result.reasoningText === 'string' && result.reasoningText !== ''
+      ? { reasoning: result.reasoningText }
+      : {}),
+    ...(typeof response?.id === 'string' ? { responseId: response.id } : {}),
+    ...(metadata === undefined ? {} : { providerMetadata: metadata }),
+  };
+}
+
+/**
  * A {@link MainModel} over the AI SDK: one `generateText` step per call, tools declared without
  * `execute` (the harness runs them), the final answer in `structured`, `json` or `text` mode,
  * usage mapped (input, output, cached, cache-write and reasoning tokens), provider failures
@@ -204,6 +230,7 @@ export function createAiSdkMainModel(options: AiSdkMainModelOptions): MainModel 
         ...(usage === undefined ? {} : { usage }),
         ...(typeof result.finishReason === 'string' ? { finishReason: result.finishReason } : {}),
         model: responseModel(result, id),
+        ...responseDetails(result),
       };
     },
   };
@@ -269,6 +296,7 @@ export function createAiSdkVisionModel(options: AiSdkModelOptions): VisionModel 
         ...(request.outputSchema === undefined ? {} : { output: parseReview(text, request.outputSchema, model) }),
         ...(usage === undefined ? {} : { usage }),
         model,
+        ...responseDetails(result),
       };
     },
   };

@@ -96,7 +96,21 @@ export interface ModelResponse {
   readonly finishReason?: string;
   /** The model that answered, when the provider says. */
   readonly model?: string;
+  /** The reasoning text the provider exposed, when it exposes any. */
+  readonly reasoning?: string;
+  /** The provider's id of this response. */
+  readonly responseId?: string;
+  /**
+   * Whether the provider served the prompt from its cache — only when the provider says so
+   * explicitly. Turning cache controls on is not evidence of a hit.
+   */
+  readonly cacheHit?: boolean;
+  /** Provider-specific metadata of the response (JSON), kept in traces and the run result. */
+  readonly providerMetadata?: ProviderMetadata;
 }
+
+/** Provider-specific metadata of a model response, as JSON. */
+export type ProviderMetadata = Readonly<Record<string, JsonValue>>;
 
 /** The main model: plans, calls tools, and gives the final `{ message, patch }`. */
 export interface MainModel {
@@ -171,6 +185,11 @@ export interface VisionResponse {
   readonly output?: JsonValue;
   readonly usage?: ModelUsage;
   readonly model?: string;
+  /** As for {@link ModelResponse}. */
+  readonly reasoning?: string;
+  readonly responseId?: string;
+  readonly cacheHit?: boolean;
+  readonly providerMetadata?: ProviderMetadata;
 }
 
 /** A model that looks at images (renders, asset previews, input artifacts) and answers. */

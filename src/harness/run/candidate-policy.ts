@@ -31,6 +31,8 @@ export interface CandidateContext {
   readonly capabilities: readonly string[];
   /** Every tool outcome of the run so far, in order. */
   readonly toolOutcomes: readonly ToolOutcome[];
+  /** The outcomes that succeeded: the authorization-safe subset (results that really came back). */
+  readonly succeededToolOutcomes: readonly ToolOutcome[];
   /** Assets found by this run's asset searches, with provenance: what a candidate may use. */
   readonly approvedAssets: readonly ApprovedAsset[];
 }
@@ -56,4 +58,14 @@ export type CandidateVerdict =
 export interface CandidatePolicy {
   readonly name: string;
   check(context: CandidateContext): CandidateVerdict | Promise<CandidateVerdict>;
+}
+
+/** A run's outcomes, all of them and the succeeded subset, as a candidate context carries them. */
+export function outcomeLists(
+  outcomes: readonly ToolOutcome[],
+): Pick<CandidateContext, 'toolOutcomes' | 'succeededToolOutcomes'> {
+  return {
+    toolOutcomes: outcomes,
+    succeededToolOutcomes: outcomes.filter((outcome) => outcome.status === 'succeeded'),
+  };
 }

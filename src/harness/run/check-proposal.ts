@@ -14,7 +14,7 @@ import {
   type JsonValue,
 } from '../json-patch/apply-json-patch.js';
 import type { ToolOutcome } from '../tools/agent-tool.js';
-import type { CandidateContext, CandidatePolicy } from './candidate-policy.js';
+import { type CandidateContext, type CandidatePolicy, outcomeLists } from './candidate-policy.js';
 import type { FinalAnswer } from './final-answer.js';
 import type { RunContext } from './run-context.js';
 
@@ -67,7 +67,7 @@ async function checkAgainstSpec(spec: CompiledDesignSpec, candidate: JsonValue):
 /** What differs between the final answer's and a render's candidate checks. */
 export type CandidateCheck = Pick<
   CandidateContext,
-  'phase' | 'message' | 'patch' | 'candidate' | 'changed' | 'toolOutcomes'
+  'phase' | 'message' | 'patch' | 'candidate' | 'changed' | 'toolOutcomes' | 'succeededToolOutcomes'
 > & {
   readonly renderRef: string | undefined;
   /** Check the candidate against the design spec first. */
@@ -177,7 +177,7 @@ export async function checkProposal(
     renderRef: committed?.ref,
     candidate,
     changed,
-    toolOutcomes: outcomes,
+    ...outcomeLists(outcomes),
     checkSpec: patch !== null,
   });
   if (failed !== null) return refuse(failed, fingerprint);

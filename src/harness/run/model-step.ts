@@ -13,7 +13,7 @@ import type {
   ModelToolDefinition,
   ModelUsage,
 } from '../models/types.js';
-import { createModelCallTrace, type ModelCallTrace } from '../traces.js';
+import { createModelCallTrace, type ModelCallTrace, responseTraceFields } from '../traces.js';
 import { checkedUsage } from '../usage.js';
 import { FINAL_RESPONSE_FORMAT } from './contract.js';
 import { raceSignals } from './race.js';
@@ -100,6 +100,7 @@ export async function callMainModel(
       elapsedMs: run.clock.now() - startedAt,
       status,
       input: { messages: request.messages, tools: setup.tools.map((tool) => tool.name) },
+      cacheHit: null,
       ...(usage === undefined ? {} : { usage }),
       ...extra,
     });
@@ -128,8 +129,9 @@ export async function callMainModel(
     text,
     toolCalls,
     ...(typeof response.finishReason === 'string' ? { finishReason: response.finishReason } : {}),
+    ...(typeof response.reasoning === 'string' ? { reasoning: response.reasoning } : {}),
   };
-  const trace = traceOf('ok', { output, model: response.model ?? model }, usage);
+  const trace = traceOf('ok', { output, model: response.model ?? model, ...responseTraceFields(response) }, usage);
   record(trace, usage);
   finished('ok', trace.elapsedMs);
   const booking = run.fuses.recordModelUsage(usageShape(usage), { model: response.model ?? model, reservation });

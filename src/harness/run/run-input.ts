@@ -4,6 +4,7 @@
 import { HarnessInputError } from '../errors.js';
 import type { HarnessEvent } from '../events.js';
 import type { ResolvedLimits } from '../limits.js';
+import { ToolFailureMode } from '../tools/agent-tool.js';
 import type { StepTrace } from '../traces.js';
 import { type CheckedInputArtifact, checkInputArtifacts, type InputArtifact } from './input-artifacts.js';
 import type { HistoryMessage } from './run-prompt.js';
@@ -34,6 +35,13 @@ export interface PatchRunOptions {
   readonly signal?: AbortSignal;
   /** Id of the run (default: a random UUID). */
   readonly runId?: string;
+  /**
+   * How a failed tool call ends for this run, whatever the tools declare: `return_error` (the model
+   * reads the error and may try again) or `raise` (the run rejects with `ToolRaisedError`).
+   */
+  readonly failureMode?: ToolFailureMode;
+  /** The same per tool, for this run; wins over `failureMode` and the tool's own declaration. */
+  readonly toolFailureModes?: Readonly<Record<string, ToolFailureMode>>;
 }
 
 /** Checked run options. */
@@ -43,6 +51,35 @@ export interface CheckedRunInput {
   /** Sorted, without duplicates. */
   readonly capabilities: readonly string[];
   readonly inputArtifacts: readonly CheckedInputArtifact[];
+  /** The failure mode of each tool this run overrides (`*` for every tool), resolved in {@link failureModeOf}. */
+  readonly failureModes: {
+    readonly all: ToolFailureMode | undefined;
+    readonly byTool: ReadonlyMap<string, ToolFailureMode>;
+  };
+}
+
+const MODES: readonly string[] = Object.values(ToolFailureMode);
+
+function checkFailureModes(options: PatchRunOptions): CheckedRunInput['failureModes'] {
+  const { failureMode: all, toolFailureModes: byTool = {} } = options;
+  if (all !== undefined && !MODES.includes(all))
+    throw new HarnessInputError('failureMode', `expected \`return_error\` or \`raise\`, got \`${String(all)}\``);
+  if (typeof byTool !== 'object' || byTool === null || Array.isArray(byTool))
+    throw new HarnessInputError('toolFailureModes', 'expected an object of tool names to failure modes');
+  const entries = Object.entries(byTool);
+  for (const [name, mode] of entries) {
+    if (!MODES.includes(mode))
+      throw new HarnessInputError(
+        `toolFailureModes.${name}`,
+        `expected \`return_error\` or \`raise\`, got \`${String(mode)}\``,
+      );
+  }
+  return { all, byTool: new Map(entries) };
+}
+
+/** The failure mode of `tool` in this run: its per-run override, the run's, else the tool's own. */
+export function failureModeOf(input: CheckedRunInput, tool: string, declared: ToolFailureMode): ToolFailureMode {
+  return input.failureModes.byTool.get(tool) ?? input.failureModes.all ?? declared;
 }
 
 /** Check a run's options; throws {@link HarnessInputError}. */
@@ -68,5 +105,6 @@ export function checkRunInput(options: PatchRunOptions, limits: ResolvedLimits):
     canEdit,
     capabilities: Object.freeze([...new Set(capabilities)].sort()),
     inputArtifacts: checkInputArtifacts(options.inputArtifacts, limits),
+    failureModes: checkFailureModes(options),
   };
 }

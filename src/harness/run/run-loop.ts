@@ -8,7 +8,7 @@ import { deepFreeze } from '../../core/deep-freeze.js';
 import type { ApprovedAsset } from '../assets/asset-provider.js';
 import { RunLimit, RunLimitExceeded } from '../errors.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
-import type { ModelMessage, ModelToolCall, ModelUsage } from '../models/types.js';
+import type { ModelMessage, ModelToolCall, ModelUsage, ProviderMetadata } from '../models/types.js';
 import type { ToolOutcome } from '../tools/agent-tool.js';
 import type { CompiledTool } from '../tools/compile-tools.js';
 import { runToolBatch } from '../tools/run-tool-batch.js';
@@ -17,6 +17,7 @@ import {
   type ModelCallTrace,
   type StepKind,
   type StepTrace,
+  type TraceRedactor,
   type ValidationTrace,
 } from '../traces.js';
 import { addUsage, EMPTY_USAGE, type HarnessUsage } from '../usage.js';
@@ -47,6 +48,8 @@ export interface RunResult {
   readonly approvedAssets: readonly ApprovedAsset[];
   /** The render committed last (its chain is `patch`), or `null`. */
   readonly committedRender: string | null;
+  /** The provider metadata of the main-model call that gave the accepted answer, or `null`. */
+  readonly providerMetadata: ProviderMetadata | null;
 }
 
 /** What the loop runs with. */
@@ -54,6 +57,7 @@ export interface LoopSetup extends ModelStepSetup {
   readonly offered: ReadonlyMap<string, CompiledTool>;
   readonly rules: ProposalRules;
   readonly onStep: ((trace: StepTrace) => void | Promise<void>) | undefined;
+  readonly traceRedactor: TraceRedactor | undefined;
 }
 
 /** The loop's books: every model call, usage, outcome and step trace of the run. */
@@ -124,17 +128,20 @@ export async function runLoop(
       outcomes: readonly ToolOutcome[],
       validation?: ValidationTrace,
     ): Promise<void> => {
-      const stepTrace = createStepTrace({
-        runId: run.runId,
-        step,
-        stepId,
-        kind,
-        startedAt,
-        elapsedMs: run.clock.now() - startedAt,
-        modelCall: trace,
-        toolOutcomes: outcomes,
-        ...(validation === undefined ? {} : { validation }),
-      });
+      const stepTrace = createStepTrace(
+        {
+          runId: run.runId,
+          step,
+          stepId,
+          kind,
+          startedAt,
+          elapsedMs: run.clock.now() - startedAt,
+          modelCall: trace,
+          toolOutcomes: outcomes,
+          ...(validation === undefined ? {} : { validation }),
+        },
+        setup.traceRedactor,
+      );
       books.traces.push(stepTrace);
       await setup.onStep?.(stepTrace);
     };
@@ -233,6 +240,7 @@ export async function runLoop(
       usage: books.usage,
       approvedAssets: run.assets.approved(),
       committedRender: run.renders.committed?.ref ?? null,
+      providerMetadata: trace.providerMetadata ?? null,
     };
   }
 }

@@ -24,6 +24,7 @@ import { renderDesignTool } from '../tools/render-design.js';
 import { retrieveEvidenceTool } from '../tools/retrieve-evidence.js';
 import { searchAssetsTool } from '../tools/search-assets.js';
 import type { ToolMiddleware } from '../tools/tool-middleware.js';
+import type { TraceRedactor } from '../traces.js';
 import { createRenderStore } from '../visual/render-store.js';
 import type { Renderer } from '../visual/renderer.js';
 import type { VisionSetup } from '../visual/review-visually.js';
@@ -31,7 +32,7 @@ import type { CandidatePolicy } from './candidate-policy.js';
 import { createInputArtifactStore } from './input-artifacts.js';
 import { startDeadline } from './race.js';
 import type { RunContext } from './run-context.js';
-import { checkRunInput, type PatchRunOptions } from './run-input.js';
+import { type CheckedRunInput, checkRunInput, failureModeOf, type PatchRunOptions } from './run-input.js';
 import { createBooks, type RunResult, runLoop } from './run-loop.js';
 import { historyMessages, runPrompt } from './run-prompt.js';
 
@@ -50,6 +51,7 @@ export interface HarnessSetup {
   readonly contextPolicy: ModelContextPolicy;
   readonly system: string;
   readonly clock: Clock;
+  readonly traceRedactor: TraceRedactor | undefined;
   fuseBox(): FuseBox;
   newRunId(): string;
 }
@@ -84,7 +86,8 @@ async function trustedDesign(setup: HarnessSetup, stored: unknown): Promise<Json
 }
 
 /** The tools of this run, by name: those its capabilities allow, then the built-ins bound to it. */
-function toolsOf(setup: HarnessSetup, run: RunContext, request: string): Map<string, CompiledTool> {
+function toolsOf(setup: HarnessSetup, run: RunContext, input: CheckedRunInput): Map<string, CompiledTool> {
+  const { request } = input;
   const offered = offeredTools(setup.tools, new Set(run.capabilities));
   const bind = (template: CompiledTool, tool: unknown): CompiledTool => ({
     ...template,
@@ -111,7 +114,14 @@ function toolsOf(setup: HarnessSetup, run: RunContext, request: string): Map<str
   if ([...offered, ...builtIns].some((tool) => tool.keepsEvidence)) {
     builtIns.push(bind(setup.builtIns.retrieve, retrieveEvidenceTool(run.evidence, run.limits)));
   }
-  const all = [...offered, ...builtIns].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const all = [...offered, ...builtIns]
+    .map((tool) => ({ ...tool, failureMode: failureModeOf(input, tool.name, tool.failureMode) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const known = new Set([...setup.tools, ...builtIns].map((tool) => tool.name));
+  for (const name of input.failureModes.byTool.keys()) {
+    if (!known.has(name))
+      throw new HarnessInputError(`toolFailureModes.${name}`, `no tool \`${name}\` is configured for this harness`);
+  }
   return new Map(all.map((tool) => [tool.name, tool]));
 }
 
@@ -169,7 +179,7 @@ export async function startRun(setup: HarnessSetup, options: PatchRunOptions): P
       outcomes: () => [...books.outcomes],
       recordModelCall: books.record,
     };
-    const offered = toolsOf(setup, run, input.request);
+    const offered = toolsOf(setup, run, input);
     const transcript: ModelMessage[] = [
       { role: 'system', content: setup.system },
       ...history,
@@ -185,6 +195,7 @@ export async function startRun(setup: HarnessSetup, options: PatchRunOptions): P
         offered,
         rules: { spec: setup.spec, policies: setup.policies, request: input.request },
         onStep: options.onStep,
+        traceRedactor: setup.traceRedactor,
       },
       transcript,
       books,

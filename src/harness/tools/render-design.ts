@@ -10,6 +10,7 @@ import { firstDifference } from '../design/first-difference.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
 import type { VisionImage } from '../models/types.js';
+import { outcomeLists } from '../run/candidate-policy.js';
 import { applyToDesign, checkCandidate, type ProposalRules } from '../run/check-proposal.js';
 import { OPERATION_SCHEMA } from '../run/contract.js';
 import { DeadlineExceeded, withinDeadline } from '../run/race.js';
@@ -189,7 +190,7 @@ async function checkRender(run: RunContext, setup: RenderSetup, input: RenderInp
     renderRef: baseRef,
     candidate,
     changed,
-    toolOutcomes: run.outcomes(),
+    ...outcomeLists(run.outcomes()),
     checkSpec: changed,
   });
   if (refused !== null) rejected(refused.code, refused.message);

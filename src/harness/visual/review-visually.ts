@@ -20,7 +20,7 @@ import { budgetStop, usageShape } from '../run/model-step.js';
 import { DeadlineExceeded, raceSignals, startDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
-import { createModelCallTrace, type VisionImageTrace } from '../traces.js';
+import { createModelCallTrace, responseTraceFields, type VisionImageTrace } from '../traces.js';
 import { checkedUsage } from '../usage.js';
 import { digestArtifact } from './check-artifact.js';
 
@@ -156,6 +156,7 @@ export async function reviewVisually(run: RunContext, setup: VisionSetup, call: 
           elapsedMs,
           status,
           input: { prompt, images },
+          cacheHit: null,
           ...(usage === undefined ? {} : { usage }),
           ...extra,
         }),
@@ -201,27 +202,35 @@ export async function reviewVisually(run: RunContext, setup: VisionSetup, call: 
     deadline.cancel();
     const usage = checkedUsage(response?.usage);
     const text = typeof response?.text === 'string' ? response.text : '';
-    const model = typeof response?.model === 'string' ? { model: response.model } : {};
+    const model = {
+      ...(typeof response?.model === 'string' ? { model: response.model } : {}),
+      ...responseTraceFields(response ?? {}),
+    };
+    const reasoning = typeof response?.reasoning === 'string' ? { reasoning: response.reasoning } : {};
     const booking = run.fuses.recordModelUsage(usageShape(usage), {
       model: typeof response?.model === 'string' ? response.model : setup.model.id,
       reservation,
     });
     if (!booking.verdict.allowed) {
-      record('ok', { ...model, output: { text, toolCalls: [] } }, usage);
+      record('ok', { ...model, output: { text, toolCalls: [], ...reasoning } }, usage);
       throw budgetStop(run, booking.verdict.reason);
     }
     if (!structured) {
-      record('ok', { ...model, output: { text, toolCalls: [] } }, usage);
+      record('ok', { ...model, output: { text, toolCalls: [], ...reasoning } }, usage);
       return { review: text, attempts: attempt };
     }
     const review = structuredReview(response, (setup.review as NonNullable<VisionSetup['review']>).compiled);
     if (typeof review !== 'string') {
-      record('ok', { ...model, output: { text, toolCalls: [] } }, usage);
+      record('ok', { ...model, output: { text, toolCalls: [], ...reasoning } }, usage);
       return { review, attempts: attempt };
     }
     record(
       'error',
-      { ...model, output: { text, toolCalls: [] }, error: { code: 'model_invalid_response', message: review } },
+      {
+        ...model,
+        output: { text, toolCalls: [], ...reasoning },
+        error: { code: 'model_invalid_response', message: review },
+      },
       usage,
     );
     lastProblem = review;
