@@ -10,6 +10,7 @@ import { initCommand } from './commands/init.js';
 import { migrateCommand } from './commands/migrate.js';
 import { receiptsCommand } from './commands/receipts.js';
 import { transitionsCommand } from './commands/transitions.js';
+import { verifyCommand } from './commands/verify.js';
 import { createOutput } from './output.js';
 
 /** Every command, in the order `hyphae help` lists them. */
@@ -20,6 +21,7 @@ const COMMANDS: readonly Command[] = [
   receiptsCommand,
   doctorCommand,
   migrateCommand,
+  verifyCommand,
 ];
 
 function usage(): string {
