@@ -4,7 +4,7 @@
 import { blockOwners } from './analyze.js';
 import { adapterFor } from './detect-format.js';
 import { planRepair, type RepairPlan, type UnansweredPolicy } from './repair-plan.js';
-import type { FormatAdapter, OutResult, Turn, TurnEdit } from './turns.js';
+import { type FormatAdapter, isObj, type OutResult, stripMessage, type Turn, type TurnEdit } from './turns.js';
 import type { TranscriptChange, TranscriptFormat } from './types.js';
 
 /** Options of {@link repairTranscript}. */
@@ -60,7 +60,9 @@ function write(turns: readonly Turn[], owners: Int32Array, adapter: FormatAdapte
     if (inline) pending = NONE;
     if (unchanged(turn, edit)) output.push(turn.source);
     else {
-      const written = adapter.write(turn, edit);
+      // Every written message is stripped last, whatever the format keeps: a repair reports an
+      // artifact only when it removes it (a `tool_calls` key an Anthropic message should not have).
+      const written = adapter.write(turn, edit).map((message) => (isObj(message) ? stripMessage(message) : message));
       if (written.length === 0 && turn.role === 'assistant') {
         plan.changes.push({
           kind: 'dropped_empty_message',
