@@ -10,7 +10,11 @@ const ARTIFACT = fc.constantFrom('parsed', 'parsed_arguments', 'parsed_output');
 /** An object that may carry parse artifacts (and other noise) next to the keys given. */
 function noisy(base: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record<string, unknown>> {
   return fc
-    .tuple(base, fc.uniqueArray(ARTIFACT, { maxLength: 2 }), fc.option(fc.anything({ maxDepth: 1 }), { nil: undefined }))
+    .tuple(
+      base,
+      fc.uniqueArray(ARTIFACT, { maxLength: 2 }),
+      fc.option(fc.anything({ maxDepth: 1 }), { nil: undefined }),
+    )
     .map(([value, artifacts, extra]) => {
       const out: Record<string, unknown> = { ...value };
       for (const key of artifacts) out[key] = true;
@@ -19,34 +23,79 @@ function noisy(base: fc.Arbitrary<Record<string, unknown>>): fc.Arbitrary<Record
     });
 }
 
-const fn = noisy(fc.record({ name: fc.constantFrom('lookup', 'pay', 5), arguments: fc.constantFrom('{}', '{"a":1}') }, { requiredKeys: [] }));
+const fn = noisy(
+  fc.record(
+    { name: fc.constantFrom('lookup', 'pay', 5), arguments: fc.constantFrom('{}', '{"a":1}') },
+    { requiredKeys: [] },
+  ),
+);
 
 const openAiCall = noisy(
-  fc.record({ id: ID, type: fc.constant('function'), function: fn, index: fc.anything({ maxDepth: 0 }) }, { requiredKeys: [] }),
+  fc.record(
+    { id: ID, type: fc.constant('function'), function: fn, index: fc.anything({ maxDepth: 0 }) },
+    { requiredKeys: [] },
+  ),
 );
 
 const part = fc.oneof(
   noisy(fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 3 }) })),
-  noisy(fc.record({ type: fc.constant('tool_use'), id: ID, name: fc.constantFrom('lookup', 'pay'), input: fc.constant({}) }, { requiredKeys: ['type'] })),
-  noisy(fc.record({ type: fc.constant('tool_result'), tool_use_id: ID, content: fc.string({ maxLength: 3 }) }, { requiredKeys: ['type'] })),
-  noisy(fc.record({ type: fc.constant('tool-call'), toolCallId: ID, toolName: fc.constantFrom('lookup', 'pay'), input: fc.constant({}), providerExecuted: fc.boolean() }, { requiredKeys: ['type'] })),
-  noisy(fc.record({ type: fc.constant('tool-result'), toolCallId: ID, toolName: fc.constant('lookup'), output: fc.constant({ type: 'text', value: 'ok' }) }, { requiredKeys: ['type'] })),
+  noisy(
+    fc.record(
+      { type: fc.constant('tool_use'), id: ID, name: fc.constantFrom('lookup', 'pay'), input: fc.constant({}) },
+      { requiredKeys: ['type'] },
+    ),
+  ),
+  noisy(
+    fc.record(
+      { type: fc.constant('tool_result'), tool_use_id: ID, content: fc.string({ maxLength: 3 }) },
+      { requiredKeys: ['type'] },
+    ),
+  ),
+  noisy(
+    fc.record(
+      {
+        type: fc.constant('tool-call'),
+        toolCallId: ID,
+        toolName: fc.constantFrom('lookup', 'pay'),
+        input: fc.constant({}),
+        providerExecuted: fc.boolean(),
+      },
+      { requiredKeys: ['type'] },
+    ),
+  ),
+  noisy(
+    fc.record(
+      {
+        type: fc.constant('tool-result'),
+        toolCallId: ID,
+        toolName: fc.constant('lookup'),
+        output: fc.constant({ type: 'text', value: 'ok' }),
+      },
+      { requiredKeys: ['type'] },
+    ),
+  ),
   noisy(fc.record({ type: fc.constantFrom('server_tool_use', 'image', 'reasoning') })),
   fc.anything({ maxDepth: 1 }),
 );
 
 const message = fc.oneof(
-  { weight: 8, arbitrary: noisy(
-    fc.record(
-      {
-        role: fc.constantFrom('system', 'developer', 'user', 'assistant', 'tool', 'robot', 3),
-        content: fc.oneof(fc.string({ maxLength: 3 }), fc.constant(null), fc.array(part, { maxLength: 4 })),
-        tool_calls: fc.oneof(fc.array(fc.oneof(openAiCall, fc.anything({ maxDepth: 1 })), { maxLength: 3 }), fc.anything({ maxDepth: 1 })),
-        tool_call_id: ID,
-      },
-      { requiredKeys: ['role'] },
+  {
+    weight: 8,
+    arbitrary: noisy(
+      fc.record(
+        {
+          role: fc.constantFrom('system', 'developer', 'user', 'assistant', 'tool', 'robot', 3),
+          content: fc.oneof(fc.string({ maxLength: 3 }), fc.constant(null), fc.array(part, { maxLength: 4 })),
+          tool_calls: fc.oneof(
+            fc.array(fc.oneof(openAiCall, fc.anything({ maxDepth: 1 })), { maxLength: 3 }),
+            fc.anything({ maxDepth: 1 }),
+          ),
+          tool_call_id: ID,
+        },
+        { requiredKeys: ['role'] },
+      ),
     ),
-  ) },
+  },
   { weight: 1, arbitrary: fc.anything({ maxDepth: 2 }) },
 );
 
