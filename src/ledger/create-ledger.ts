@@ -5,6 +5,7 @@ import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
 import { GuardError, LedgerHardBlockError } from '../errors.js';
 import { markerScope } from './boundary-markers.js';
+import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
@@ -116,10 +117,14 @@ export function createLedger(options: LedgerOptions): Ledger {
 
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
-      // Preparing the call can throw (arguments with no JSON form): that refuses before any claim.
+      // Preparing the call can throw (arguments with no JSON form, options that are not an object,
+      // a getter that throws): that refuses before any claim.
       let run: Promise<unknown>;
       try {
-        const call = prepareCall(spec, agentId, policyVersion, args, callOptions, runScope.get());
+        const read = readCallOptions(spec.name, callOptions);
+        const call = readCallArguments(spec.name, () =>
+          prepareCall(spec, agentId, policyVersion, args, read, runScope.get()),
+        );
         run = execute(ctx, call, body, callOptions);
       } catch (error) {
         run = Promise.reject(error);
