@@ -106,3 +106,17 @@ export function readArgument<T>(fn: string, argument: string, read: () => T): T 
     throw new InvalidArgumentError(fn, argument, `cannot be read${detail}`, { cause });
   }
 }
+
+/**
+ * A shallow copy of a factory's options object, taken once at the entry so a getter or Proxy trap
+ * that throws is refused as {@link InvalidArgumentError}, as are `null`, numbers and strings.
+ * `undefined` is refused too unless `optional` (then it is `{}`).
+ */
+export function optionsOf<T extends object>(fn: string, value: T, optional = false, argument = 'options'): T {
+  if (value === undefined) {
+    if (optional) return {} as T;
+    throw new InvalidArgumentError(fn, argument, 'is required');
+  }
+  objectArgument(fn, argument, value);
+  return readArgument(fn, argument, () => ({ ...value }));
+}

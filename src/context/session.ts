@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createAsyncScope } from '../core/scope.js';
+import { optionsOf } from '../invalid-argument.js';
 
 /** One conversation, user or request: the owner of the session-scoped caches. */
 export interface Session {
@@ -30,7 +31,8 @@ const scope = createAsyncScope<Session>();
  * const session = createSession({ sessionId: 'user-42' });
  * await withSession(() => lookup({ id: 1 }), { session });
  */
-export function createSession(options: { readonly sessionId?: string } = {}): Session {
+export function createSession(given: { readonly sessionId?: string } = {}): Session {
+  const options = optionsOf('createSession', given, true);
   const session: Session = Object.freeze({ id: options.sessionId ?? randomUUID() });
   slots.set(session, new Map());
   return session;

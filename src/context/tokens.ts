@@ -3,6 +3,7 @@
  * that loads its encodings lazily (never when the root entry is imported).
  */
 import { createRequire } from 'node:module';
+import { optionsOf } from '../invalid-argument.js';
 
 /** Counts tokens of text and of whole chat histories. */
 export interface TokenCounter {
@@ -85,7 +86,8 @@ export function countHistoryTokens(messages: readonly unknown[], count: (text: s
  * @example
  * createCharTokenCounter().count('hello world'); // 3
  */
-export function createCharTokenCounter(options: { readonly charsPerToken?: number } = {}): TokenCounter {
+export function createCharTokenCounter(given: { readonly charsPerToken?: number } = {}): TokenCounter {
+  const options = optionsOf('createCharTokenCounter', given, true);
   const per = options.charsPerToken ?? 4;
   if (!(Number.isFinite(per) && per > 0)) {
     throw new RangeError(`\`charsPerToken\` must be a positive number, got \`${per}\``);
@@ -161,7 +163,8 @@ export interface GptTokenCounterOptions {
  * counter.count('hello world', 'gpt-4o'); // 2
  * counter.count('hello world', 'claude-sonnet-4'); // 3 (chars/4)
  */
-export function createGptTokenCounter(options: GptTokenCounterOptions = {}): TokenCounter {
+export function createGptTokenCounter(given: GptTokenCounterOptions = {}): TokenCounter {
+  const options = optionsOf('createGptTokenCounter', given, true);
   const defaultModel = options.defaultModel ?? 'gpt-4o';
   const fallback = options.fallback ?? charTokenCounter;
   const encodings = new Map<string, Encoding>();

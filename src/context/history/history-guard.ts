@@ -2,6 +2,8 @@
  * The history guard: loud limits on history size (instead of a framework's silent truncation),
  * duplicate-turn detection and detection of messages a framework dropped or reordered.
  */
+
+import { optionsOf } from '../../invalid-argument.js';
 import { HistoryDropError, type HistoryLimit, HistoryTruncatedError } from '../errors.js';
 import { charTokenCounter, type TokenCounter, tokenCounterFromFunction } from '../tokens.js';
 import { compareHistories, type DropReport } from './check-drops.js';
@@ -73,7 +75,8 @@ function checkLimit(name: string, value: number | undefined): void {
  *   tokenCounter: createGptTokenCounter(), model: 'gpt-4o', onEvent: (event) => logger.warn(event) });
  * guard.validate(messages); // throws HistoryTruncatedError past a limit
  */
-export function createHistoryGuard(options: HistoryGuardOptions = {}): HistoryGuard {
+export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuard {
+  const options = optionsOf('createHistoryGuard', given, true);
   const {
     maxTokens,
     maxMessages,

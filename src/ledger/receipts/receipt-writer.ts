@@ -12,6 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GuardError } from '../../errors.js';
+import { optionsOf } from '../../invalid-argument.js';
 import { ReceiptSinkUnavailableError } from './errors.js';
 import {
   type ChainHead,
@@ -77,7 +78,8 @@ export function sealReceipt(draft: ReceiptDraft, head: ChainHead, signer: Receip
  * const writer = createReceiptWriter({ sink: createMemoryReceiptSink(), signer });
  * await writer.write(draft); // { status: 'appended', receipt: { seq: 1, prev: null, … } }
  */
-export function createReceiptWriter(options: ReceiptWriterOptions): ReceiptWriter {
+export function createReceiptWriter(given: ReceiptWriterOptions): ReceiptWriter {
+  const options = optionsOf('createReceiptWriter', given);
   const { sink, signer } = options;
   const maxAttempts = options.maxAttempts ?? 50;
   /** The head as this writer last saw it; refreshed from the sink when another writer moved it. */

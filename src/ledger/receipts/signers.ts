@@ -12,6 +12,7 @@ import {
   timingSafeEqual,
   verify,
 } from 'node:crypto';
+import { optionsOf } from '../../invalid-argument.js';
 import { ReceiptKeyError } from './errors.js';
 
 /** The signature algorithms a receipt can be signed with. */
@@ -86,7 +87,8 @@ function hmacVerifier(secret: KeyObject) {
  * @example
  * const signer = createHmacSigner({ key: process.env.HYPHAE_RECEIPT_KEY ?? '', keyId: 'receipts-2026-07' });
  */
-export function createHmacSigner(options: { readonly key: KeyInput; readonly keyId: string }): ReceiptSigner {
+export function createHmacSigner(given: { readonly key: KeyInput; readonly keyId: string }): ReceiptSigner {
+  const options = optionsOf('createHmacSigner', given);
   const keyId = checkKeyId(options.keyId);
   const secret = secretKey(options.key, keyId);
   return Object.freeze({
@@ -98,7 +100,8 @@ export function createHmacSigner(options: { readonly key: KeyInput; readonly key
 }
 
 /** A verification key for receipts signed with {@link createHmacSigner}: the same secret and key id. */
-export function createHmacVerifier(options: { readonly key: KeyInput; readonly keyId: string }): ReceiptKey {
+export function createHmacVerifier(given: { readonly key: KeyInput; readonly keyId: string }): ReceiptKey {
+  const options = optionsOf('createHmacVerifier', given);
   const keyId = checkKeyId(options.keyId);
   return Object.freeze({
     keyId,
@@ -163,7 +166,8 @@ export function createEd25519Signer(options: {
 }
 
 /** A verification key for receipts signed with {@link createEd25519Signer}, from the public key. */
-export function createEd25519Verifier(options: { readonly publicKey: KeyInput; readonly keyId: string }): ReceiptKey {
+export function createEd25519Verifier(given: { readonly publicKey: KeyInput; readonly keyId: string }): ReceiptKey {
+  const options = optionsOf('createEd25519Verifier', given);
   const keyId = checkKeyId(options.keyId);
   return Object.freeze({
     keyId,
