@@ -3,7 +3,7 @@
  * that loads its encodings lazily (never when the root entry is imported).
  */
 import { createRequire } from 'node:module';
-import { optionsOf } from '../invalid-argument.js';
+import { arrayArgument, InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
 
 /** Counts tokens of text and of whole chat histories. */
 export interface TokenCounter {
@@ -74,6 +74,10 @@ export function messageText(message: unknown): string {
 
 /** Sum `count` over a history, with OpenAI's per-message and reply overhead. */
 export function countHistoryTokens(messages: readonly unknown[], count: (text: string) => number): number {
+  arrayArgument('countHistoryTokens', 'messages', messages);
+  if (typeof count !== 'function') {
+    throw new InvalidArgumentError('countHistoryTokens', 'count', `must be a function, got ${kindOf(count)}`);
+  }
   let total = PER_REPLY;
   for (const message of messages) total += PER_MESSAGE + count(messageText(message));
   return total;

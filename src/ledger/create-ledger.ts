@@ -4,6 +4,7 @@
 import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
 import { GuardError, LedgerHardBlockError } from '../errors.js';
+import { optionsOf } from '../invalid-argument.js';
 import { markerScope } from './boundary-markers.js';
 import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
@@ -72,8 +73,9 @@ function receiptWriterOf(option: LedgerReceiptsOption | undefined): ReceiptWrite
  * );
  * await pay({ amount: 100, idempotencyKey: 'k1' }, { toolCallId: 'call_abc' });
  */
-export function createLedger(options: LedgerOptions): Ledger {
-  if (options === null || typeof options !== 'object' || options.storage === undefined) {
+export function createLedger(given: LedgerOptions): Ledger {
+  const options = optionsOf('createLedger', given);
+  if (options.storage === undefined) {
     throw new GuardError('invalid_option', 'createLedger needs a `storage`');
   }
   const agentId = requireText('agentId', options.agentId);

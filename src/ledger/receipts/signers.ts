@@ -149,10 +149,11 @@ function ed25519Verifier(publicKey: KeyObject) {
  * const signer = createEd25519Signer({ privateKey, keyId: 'receipts-ed-1' });
  * const key = createEd25519Verifier({ publicKey, keyId: 'receipts-ed-1' });
  */
-export function createEd25519Signer(options: {
+export function createEd25519Signer(given: {
   readonly privateKey: KeyInput;
   readonly keyId: string;
 }): ReceiptSigner & { readonly publicKey: KeyObject } {
+  const options = optionsOf('createEd25519Signer', given);
   const keyId = checkKeyId(options.keyId);
   const privateKey = asymmetricKey(options.privateKey, keyId, 'private');
   const publicKey = createPublicKey(privateKey);
@@ -185,7 +186,8 @@ export interface ReceiptKeySettings {
 }
 
 /** A signer from configuration-shaped settings. */
-export function createReceiptSigner(settings: ReceiptKeySettings): ReceiptSigner {
+export function createReceiptSigner(given: ReceiptKeySettings): ReceiptSigner {
+  const settings = optionsOf('createReceiptSigner', given, false, 'settings');
   switch (settings.algorithm) {
     case 'hmac-sha256':
       return createHmacSigner({ key: settings.key, keyId: settings.keyId });
