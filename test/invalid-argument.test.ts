@@ -72,6 +72,7 @@ const OBJECTS: readonly Kind[] = ['null', 'number', 'string', 'proxy'];
 const ledger = createLedger({ storage: createMemoryStorage(), agentId: 'a', policyVersion: '1' });
 const tool = ledger.tool({ name: 'pay', sideEffectClass: 'non_idempotent_mutate' }, async () => 1);
 const hmac = createHmacVerifier({ key: 'k'.repeat(32), keyId: 'k1' });
+const config = await loadConfig({ text: 'transcript:\n  repair: true\n' });
 
 /** [entry, call with the garbage value, which garbage, the code it must raise]. */
 const ENTRIES: readonly (readonly [string, (g: unknown) => unknown, readonly Kind[], string])[] = [
@@ -97,6 +98,7 @@ const ENTRIES: readonly (readonly [string, (g: unknown) => unknown, readonly Kin
   ['parseConfig(text)', (g) => parseConfig(g as never), NOT_STRING, 'invalid_argument'],
   ['loadConfig(source)', (g) => loadConfig(g as never), NOT_STRING, 'invalid_argument'],
   ['loadConfig({ text })', (g) => loadConfig({ text: g as never }), NOT_STRING, 'invalid_argument'],
+  ['config.prepareMessages(messages)', (g) => config.prepareMessages(g as never), ALL, 'invalid_argument'],
   ['loadConfig(_, options)', (g) => loadConfig({ text: '{}' }, g as never), OBJECTS, 'invalid_argument'],
   ['applyJsonPatch(_, [op])', (g) => applyJsonPatch({}, [g]), ALL, 'invalid_patch|non_json_value'],
   ['applyJsonPatch(document)', (g) => applyJsonPatch(g, []), ['proxy', 'deep'], 'non_json_value|limit_exceeded'],
