@@ -46,12 +46,15 @@ export function protectKey(tool: string, entity: unknown): string {
 
 function checkOptions(name: string, ttlMs: number, maxEntries: number): void {
   if (!(Number.isFinite(ttlMs) && ttlMs > 0)) {
-    throw new RangeError(`Protected tool \`${name}\`: \`ttlMs\` must be a positive number, got \`${ttlMs}\``);
+    throw new InvalidArgumentError(
+      `protect`,
+      'options.ttlMs',
+      `must be a positive number, got \`${ttlMs}\` (tool \`${name}\`)`,
+    );
   }
   if (!(Number.isInteger(maxEntries) && maxEntries > 0)) {
-    throw new RangeError(
-      `Protected tool \`${name}\`: \`maxEntries\` must be a positive integer, got \`${maxEntries}\``,
-    );
+    const problem = `must be a positive integer, got \`${maxEntries}\` (tool \`${name}\`)`;
+    throw new InvalidArgumentError('protect', 'options.maxEntries', problem);
   }
 }
 

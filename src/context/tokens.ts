@@ -94,7 +94,11 @@ export function createCharTokenCounter(given: { readonly charsPerToken?: number 
   const options = optionsOf('createCharTokenCounter', given, true);
   const per = options.charsPerToken ?? 4;
   if (!(Number.isFinite(per) && per > 0)) {
-    throw new RangeError(`\`charsPerToken\` must be a positive number, got \`${per}\``);
+    throw new InvalidArgumentError(
+      'createCharTokenCounter',
+      'options.charsPerToken',
+      `must be a positive number, got \`${per}\``,
+    );
   }
   const count = (text: string): number => Math.ceil(text.length / per);
   return Object.freeze({

@@ -3,7 +3,7 @@
  * duplicate-turn detection and detection of messages a framework dropped or reordered.
  */
 
-import { optionsOf } from '../../invalid-argument.js';
+import { InvalidArgumentError, optionsOf } from '../../invalid-argument.js';
 import { HistoryDropError, type HistoryLimit, HistoryTruncatedError } from '../errors.js';
 import { charTokenCounter, type TokenCounter, tokenCounterFromFunction } from '../tokens.js';
 import { compareHistories, type DropReport } from './check-drops.js';
@@ -63,7 +63,11 @@ export interface HistoryGuard {
 
 function checkLimit(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
-    throw new RangeError(`History guard \`${name}\` must be a positive integer, got \`${value}\``);
+    throw new InvalidArgumentError(
+      'createHistoryGuard',
+      `options.${name}`,
+      `must be a positive integer, got \`${value}\``,
+    );
   }
 }
 
@@ -92,7 +96,7 @@ export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuar
   checkLimit('maxTokens', maxTokens);
   checkLimit('maxMessages', maxMessages);
   if (!(warnAt > 0 && warnAt <= 1))
-    throw new RangeError(`History guard \`warnAt\` must be in (0, 1], got \`${warnAt}\``);
+    throw new InvalidArgumentError('createHistoryGuard', 'options.warnAt', `must be in (0, 1], got \`${warnAt}\``);
   const emit = options.onEvent ?? ((): void => undefined);
 
   function findDuplicates(messages: readonly unknown[]): DuplicateTurn[] {
