@@ -38,9 +38,11 @@ import {
   judgeGate,
   loadConfig,
   loopFuse,
+  mergeState,
   parseConfig,
   permissionFuse,
   protect,
+  recordExternalOperation,
   repairTranscript,
   toAiSdkMessages,
   toAnthropicMessages,
@@ -135,6 +137,9 @@ const ENTRIES: readonly (readonly [string, (g: unknown) => unknown, readonly Kin
   ['createHmacVerifier(options)', (g) => createHmacVerifier(g as never), OBJECTS, 'invalid_argument'],
   ['createEd25519Signer(options)', (g) => createEd25519Signer(g as never), OBJECTS, 'invalid_argument'],
   ['createEd25519Verifier(options)', (g) => createEd25519Verifier(g as never), OBJECTS, 'invalid_argument'],
+  ['mergeState(_, patch)', (g) => mergeState({}, g as never), ALL, 'invalid_argument|non_json_value'],
+  ['recordExternalOperation(ref)', (g) => recordExternalOperation(g as never), NOT_STRING, 'invalid_argument'],
+  ['config.run(scope)', (g) => config.run(g as never, () => 1), OBJECTS, 'invalid_argument'],
   ['createReceiptSigner(settings)', (g) => createReceiptSigner(g as never), OBJECTS, 'invalid_argument'],
 ];
 

@@ -2,7 +2,7 @@
  * The merge rule of run snapshots.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import { InvalidArgumentError, kindOf } from '../../invalid-argument.js';
+import { InvalidArgumentError, kindOf, readArgument } from '../../invalid-argument.js';
 import type { RunState } from '../../storage/snapshot-storage.js';
 
 /**
@@ -20,7 +20,7 @@ export function mergeState(state: RunState, patch: RunState): RunState {
     throw new InvalidArgumentError('mergeState', 'patch', `must be a plain object, got ${kindOf(patch)}`);
   }
   const next: Record<string, unknown> = { ...state };
-  for (const [key, value] of Object.entries(patch)) {
+  for (const [key, value] of readArgument('mergeState', 'patch', () => Object.entries(patch))) {
     if (value === undefined) {
       delete next[key];
       continue;
