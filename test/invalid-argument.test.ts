@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyJsonPatch } from '../src/harness/index.js';
 import {
+  allOf,
+  anyOf,
   assertTranscript,
   bounded,
   budgetFuse,
@@ -31,6 +33,7 @@ import {
   createToolRegistry,
   createToolRunner,
   detectTranscriptFormat,
+  except,
   fingerprint,
   fromAiSdkMessages,
   fromAnthropicMessages,
@@ -44,6 +47,8 @@ import {
   protect,
   recordExternalOperation,
   repairTranscript,
+  sealReceipt,
+  sideEffect,
   toAiSdkMessages,
   toAnthropicMessages,
   validateConfig,
@@ -74,6 +79,7 @@ const OBJECTS: readonly Kind[] = ['null', 'number', 'string', 'proxy'];
 const ledger = createLedger({ storage: createMemoryStorage(), agentId: 'a', policyVersion: '1' });
 const tool = ledger.tool({ name: 'pay', sideEffectClass: 'non_idempotent_mutate' }, async () => 1);
 const hmac = createHmacVerifier({ key: 'k'.repeat(32), keyId: 'k1' });
+const signer = createHmacSigner({ key: 'k'.repeat(32), keyId: 'k1' });
 const config = await loadConfig({ text: 'transcript:\n  repair: true\n' });
 
 /** [entry, call with the garbage value, which garbage, the code it must raise]. */
@@ -140,6 +146,23 @@ const ENTRIES: readonly (readonly [string, (g: unknown) => unknown, readonly Kin
   ['mergeState(_, patch)', (g) => mergeState({}, g as never), ALL, 'invalid_argument|non_json_value'],
   ['recordExternalOperation(ref)', (g) => recordExternalOperation(g as never), NOT_STRING, 'invalid_argument'],
   ['config.run(scope)', (g) => config.run(g as never, () => 1), OBJECTS, 'invalid_argument'],
+  ['sideEffect(fn)', (g) => sideEffect(g as never), ALL, 'invalid_argument'],
+  ['allOf(fuse)', (g) => allOf(g as never), ALL, 'invalid_argument'],
+  ['anyOf(fuse)', (g) => anyOf(loopFuse(), g as never), ALL, 'invalid_argument'],
+  ['except(condition)', (g) => except(g as never, loopFuse()), ['null', 'number', 'proxy', 'deep'], 'invalid_argument'],
+  ['except(_, fuse)', (g) => except('x', g as never), ALL, 'invalid_argument'],
+  [
+    'sealReceipt(draft)',
+    (g) => sealReceipt(g as never, { seq: 0, hash: null }, signer),
+    ALL,
+    'invalid_argument|non_json_value',
+  ],
+  [
+    'createJsonlReceiptSink({ path })',
+    (g) => createJsonlReceiptSink({ path: g as never }),
+    NOT_STRING,
+    'invalid_argument',
+  ],
   ['createReceiptSigner(settings)', (g) => createReceiptSigner(g as never), OBJECTS, 'invalid_argument'],
 ];
 

@@ -47,6 +47,8 @@ function activeClaim(marker: string): ActiveClaim | null {
  * );
  */
 export async function sideEffect<T>(fn: () => T | Promise<T>): Promise<T> {
+  if (typeof fn !== 'function')
+    throw new InvalidArgumentError('sideEffect', 'fn', `must be a function, got ${kindOf(fn)}`);
   const claim = activeClaim('sideEffect');
   if (claim === null) return fn();
   await claim.write('sideEffect', () => ({ boundary: 'maybe_crossed' }));
