@@ -118,5 +118,9 @@ export function optionsOf<T extends object>(fn: string, value: T, optional = fal
     throw new InvalidArgumentError(fn, argument, 'is required');
   }
   objectArgument(fn, argument, value);
-  return readArgument(fn, argument, () => ({ ...value }));
+  const keys = readArgument(fn, argument, () => Object.keys(value));
+  const copy: Record<string, unknown> = {};
+  for (const key of keys)
+    copy[key] = readArgument(fn, `${argument}.${key}`, () => (value as Record<string, unknown>)[key]);
+  return copy as T;
 }

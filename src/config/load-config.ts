@@ -11,7 +11,7 @@ import { createToolRunner } from '../boundary/create-tool-runner.js';
 import { createRunSnapshots, type SnapshotEvent } from '../context/snapshots/run-snapshots.js';
 import type { Clock } from '../core/clock.js';
 import type { FuseEvent } from '../fuses/events.js';
-import { InvalidArgumentError, kindOf, readOptions } from '../invalid-argument.js';
+import { InvalidArgumentError, kindOf, optionsOf, readOptions } from '../invalid-argument.js';
 import { createLedger } from '../ledger/create-ledger.js';
 import type { ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
 import type { Ledger, LedgerEvent, LedgerLogger, LedgerOptions, Reconciler } from '../ledger/types.js';
@@ -105,8 +105,6 @@ async function readSource(source: ConfigSource, cwd: string, maxBytes: number): 
     });
   }
 }
-
-const OPTION_KEYS = ['env', 'cwd', 'clock', 'logger', 'reconcilers', 'ownerId', 'onEvent', 'maxBytes'] as const;
 
 function ledgerOptions(transition: TransitionSettings, options: LoadConfigOptions): Omit<LedgerOptions, 'storage'> {
   const emit = options.onEvent;
@@ -206,7 +204,7 @@ async function openLedgers(
  * await config.close();
  */
 export async function loadConfig(source: ConfigSource, given: LoadConfigOptions = {}): Promise<HyphaeConfig> {
-  const options: LoadConfigOptions = readOptions('loadConfig', given, OPTION_KEYS);
+  const options = optionsOf('loadConfig', given, true);
   const env = options.env ?? process.env;
   const maxBytes = maxConfigBytes('loadConfig', options.maxBytes);
   const { text, display, file, baseDir } = await readSource(source, options.cwd ?? process.cwd(), maxBytes);

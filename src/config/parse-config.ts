@@ -3,7 +3,7 @@
  * file, network or environment access (an `env` to check against is passed in as data).
  */
 import { type Document, LineCounter, parseDocument } from 'yaml';
-import { InvalidArgumentError, kindOf, readOptions } from '../invalid-argument.js';
+import { InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { formatPath, locate, type PositionTarget } from './locate.js';
@@ -113,7 +113,7 @@ function failed(issues: ConfigIssue[], place: ConfigAnalysis['place']): ConfigAn
 /** Parse and check `text`; never throws for a bad config (a bad argument is an `InvalidArgumentError`). */
 export function analyzeConfig(text: string, options: ParseConfigOptions = {}, fn = 'analyzeConfig'): ConfigAnalysis {
   if (typeof text !== 'string') throw new InvalidArgumentError(fn, 'text', `must be a string, got ${kindOf(text)}`);
-  const read = readOptions(fn, options, ['file', 'baseDir', 'env', 'maxBytes']);
+  const read = optionsOf(fn, options, true);
   const maxBytes = maxConfigBytes(fn, read.maxBytes);
   const lines = new LineCounter();
   const tooLarge = textIssue(text, maxBytes);
@@ -185,7 +185,6 @@ export function validateConfig(text: string, options: ParseConfigOptions = {}): 
  */
 export function parseConfig(text: string, options: ParseConfigOptions = {}): ConfigSettings {
   const { settings, issues } = analyzeConfig(text, options, 'parseConfig');
-  if (settings === undefined)
-    throw new ConfigError(readOptions('parseConfig', options, ['file']).file ?? '<inline>', issues);
+  if (settings === undefined) throw new ConfigError(optionsOf('parseConfig', options, true).file ?? '<inline>', issues);
   return settings;
 }

@@ -2,18 +2,15 @@
  * The checks at the entry of a ledgered function: its options must be an object, and its
  * arguments and options must be readable, before anything is claimed.
  */
-import { readArgument, readOptions } from '../invalid-argument.js';
+import { optionsOf, readArgument } from '../invalid-argument.js';
 import type { TaskCallOptions } from './types.js';
 
-const OPTION_KEYS = ['toolCallId', 'requestId', 'scope', 'abortSignal', 'taskId'] as const;
-
 /**
- * The call options as the ledger reads them: `{}` when omitted, else a copy of the fields it uses,
- * read once. `null`, a number or a string, or a getter that throws, is an `InvalidArgumentError`
+ * The call options as the ledger reads them: `{}` when omitted, else a shallow copy, read once. `null`, a number or a string, or a getter that throws, is an `InvalidArgumentError`
  * (`invalid_argument`) naming the tool.
  */
 export function readCallOptions(tool: string, options: unknown): TaskCallOptions {
-  return readOptions(tool, options as TaskCallOptions | undefined, OPTION_KEYS);
+  return optionsOf(tool, options as TaskCallOptions, true);
 }
 
 /**
