@@ -8,6 +8,7 @@ import { applyJsonPatch } from '../src/harness/index.js';
 import {
   allOf,
   anyOf,
+  argsFingerprint,
   assertTranscript,
   bounded,
   budgetFuse,
@@ -49,8 +50,10 @@ import {
   repairTranscript,
   sealReceipt,
   sideEffect,
+  ticketKey,
   toAiSdkMessages,
   toAnthropicMessages,
+  transitionKey,
   validateConfig,
   validateTranscript,
   verifyReceipts,
@@ -163,6 +166,9 @@ const ENTRIES: readonly (readonly [string, (g: unknown) => unknown, readonly Kin
     NOT_STRING,
     'invalid_argument',
   ],
+  ['transitionKey(input)', (g) => transitionKey(g as never), ALL, 'invalid_argument'],
+  ['ticketKey(scope)', (g) => ticketKey(g as never, 'a', 't'), OBJECTS, 'invalid_argument'],
+  ['argsFingerprint(_, excluded)', (g) => argsFingerprint({ a: 1 }, g as never), ALL, 'invalid_argument'],
   ['createReceiptSigner(settings)', (g) => createReceiptSigner(g as never), OBJECTS, 'invalid_argument'],
 ];
 
