@@ -29,8 +29,8 @@ export class GuardError extends Error {
 export class CanonicalJsonError extends GuardError {
   readonly path: string;
 
-  constructor(path: string, reason: string) {
-    super('non_json_value', `Value at \`${path}\` is not JSON: ${reason}`);
+  constructor(path: string, reason: string, options: GuardErrorOptions = {}) {
+    super('non_json_value', `Value at \`${path}\` is not JSON: ${reason}`, options);
     this.path = path;
   }
 }

@@ -95,6 +95,7 @@ export { type ConfigEvent, type ConfigSource, type LoadConfigOptions, loadConfig
 export {
   type ConfigEnv,
   type ConfigValidation,
+  DEFAULT_MAX_CONFIG_BYTES,
   type ParseConfigOptions,
   parseConfig,
   validateConfig,
@@ -102,7 +103,7 @@ export {
 export type { PrepareMessagesEvent } from './config/prepare-messages.js';
 export { CONSEQUENTIAL_CLASSES } from './config/rules.js';
 export type { ConfigRun, ConfigRunScope } from './config/run-context.js';
-export { parseDuration } from './config/schema/common-nodes.js';
+export { MAX_DURATION_MS, parseDuration } from './config/schema/common-nodes.js';
 export { configJsonSchema, DEFAULT_LEASE_TTL_MS, SCHEMA_FILE_NAME } from './config/schema/config-node.js';
 export type { JsonSchema } from './config/schema/nodes.js';
 export type {
@@ -207,7 +208,7 @@ export {
 } from './context/transcript/types.js';
 export { assertTranscript, type ValidateTranscriptOptions, validateTranscript } from './context/transcript/validate.js';
 export type { CacheStats } from './context/ttl-cache.js';
-export { canonicalJson } from './core/canonical-json.js';
+export { canonicalJson, MAX_JSON_DEPTH } from './core/canonical-json.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { fingerprint, sha256Hex } from './core/fingerprint.js';
 export { type AsyncScope, createAsyncScope } from './core/scope.js';
@@ -307,6 +308,7 @@ export {
   type FuseRefusal,
   type FuseVerdict,
 } from './fuses/verdict.js';
+export { InvalidArgumentError } from './invalid-argument.js';
 export {
   markCrossed,
   markMaybeCrossed,

@@ -3,6 +3,7 @@
  * and whose output is validated — the body never runs on bad input.
  */
 import { GuardError } from '../errors.js';
+import { optionsOf } from '../invalid-argument.js';
 import { resolveSideEffectClass, type SideEffectClass } from '../ledger/envelope.js';
 import type { CallOptions } from '../ledger/types.js';
 import { type CompiledSchema, compileSchema, type SchemaOutput, type ToolSchema } from './compile-schema.js';
@@ -129,9 +130,10 @@ export function bounded<
   A = SchemaOutput<S>,
   const O extends ToolSchema | undefined = undefined,
 >(
-  options: BoundedOptions<S, O>,
+  given: BoundedOptions<S, O>,
   fn: (args: A, options: CallOptions) => R | Promise<R>,
 ): BoundedTool<A, BoundedResult<R, O>, SchemaInput<S>> {
+  const options = optionsOf('bounded', given);
   if (typeof fn !== 'function') throw new ToolDefinitionError(options.name, 'fn', 'must be a function');
   const name = options.name ?? fn.name;
   if (typeof name !== 'string' || name === '') {

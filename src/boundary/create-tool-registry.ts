@@ -1,6 +1,8 @@
 /**
  * The tool registry: an allow list (deny by default) and the tools registered under it.
  */
+
+import { optionsOf } from '../invalid-argument.js';
 import { ToolDefinitionError, ToolRegistryError } from './errors.js';
 
 /** Options of {@link createToolRegistry}. */
@@ -39,7 +41,8 @@ function quoteList(names: readonly string[]): string {
  * registry.get('delete_repo');
  * // ToolRegistryError: Unknown tool `delete_repo` (allowed: `fetch_customer`, `search_docs`)
  */
-export function createToolRegistry<T = unknown>(options: ToolRegistryOptions): ToolRegistry<T> {
+export function createToolRegistry<T = unknown>(given: ToolRegistryOptions): ToolRegistry<T> {
+  const options = optionsOf('createToolRegistry', given);
   if (!Array.isArray(options.allowed) || options.allowed.some((name) => typeof name !== 'string')) {
     throw new ToolDefinitionError(undefined, 'allowed', 'must be an array of tool names');
   }

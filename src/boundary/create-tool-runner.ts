@@ -2,6 +2,8 @@
  * The tool runner: calls tools through the registry and the boundary, and drives a model turn with
  * bounded retries (see `llm-turn.ts` for the `invokeLlm` protocol).
  */
+
+import { optionsOf } from '../invalid-argument.js';
 import type { ToolCallRequest } from './chat.js';
 import { ToolDefinitionError } from './errors.js';
 import { type FormatToolResult, type LlmRetryOptions, type LlmTurnResult, runLlmTurn } from './llm-turn.js';
@@ -74,7 +76,8 @@ function formatJson(output: unknown): string {
  * });
  * // turn.messages: the transcript with exactly one tool message per tool call id
  */
-export function createToolRunner(options: ToolRunnerOptions): ToolRunner {
+export function createToolRunner(given: ToolRunnerOptions): ToolRunner {
+  const options = optionsOf('createToolRunner', given);
   if (options.registry === null || typeof options.registry?.get !== 'function') {
     throw new ToolDefinitionError(undefined, 'registry', 'must have a `get(name)` method');
   }

@@ -3,7 +3,7 @@
  *
  * Environment variables are read here and nowhere else: policy code only ever sees values.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { AnyBoundedTool } from '../boundary/bounded.js';
 import { createToolRegistry } from '../boundary/create-tool-registry.js';
@@ -11,6 +11,7 @@ import { createToolRunner } from '../boundary/create-tool-runner.js';
 import { createRunSnapshots, type SnapshotEvent } from '../context/snapshots/run-snapshots.js';
 import type { Clock } from '../core/clock.js';
 import type { FuseEvent } from '../fuses/events.js';
+import { InvalidArgumentError, kindOf, optionsOf, readOptions } from '../invalid-argument.js';
 import { createLedger } from '../ledger/create-ledger.js';
 import type { ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
 import type { Ledger, LedgerEvent, LedgerLogger, LedgerOptions, Reconciler } from '../ledger/types.js';
@@ -26,7 +27,7 @@ import {
   openSnapshotStorage,
   receiptWriter,
 } from './open-stores.js';
-import { analyzeConfig, type ConfigAnalysis, type ConfigEnv } from './parse-config.js';
+import { analyzeConfig, type ConfigAnalysis, type ConfigEnv, maxConfigBytes, sizeIssue } from './parse-config.js';
 import { historyGuardOf, type PrepareMessagesEvent } from './prepare-messages.js';
 import type { ConfigSettings, TransitionSettings } from './types.js';
 
@@ -54,6 +55,8 @@ export interface LoadConfigOptions {
   readonly ownerId?: string;
   /** Observes fuse decisions, snapshot failures, transcript repairs, history warnings and ledger steps. */
   readonly onEvent?: (event: ConfigEvent) => void;
+  /** The largest config accepted, in UTF-8 bytes (default 8 MiB; `Infinity` turns it off). A larger file is not read. */
+  readonly maxBytes?: number;
 }
 
 interface Source {
@@ -64,20 +67,36 @@ interface Source {
   readonly baseDir: string;
 }
 
-async function readSource(source: ConfigSource, cwd: string): Promise<Source> {
+function inlineSource(source: object, cwd: string): Source {
+  const { text, path } = readOptions(
+    'loadConfig',
+    source as { text?: unknown; path?: unknown },
+    ['text', 'path'],
+    'source',
+  );
+  if (typeof text !== 'string') {
+    throw new InvalidArgumentError('loadConfig', 'source.text', `must be a string, got ${kindOf(text)}`);
+  }
+  if (path !== undefined && typeof path !== 'string') {
+    throw new InvalidArgumentError('loadConfig', 'source.path', `must be a string, got ${kindOf(path)}`);
+  }
+  const file = path === undefined ? undefined : resolve(cwd, path);
+  return { text, display: path ?? '<inline>', file, baseDir: file === undefined ? cwd : dirname(file) };
+}
+
+async function readSource(source: ConfigSource, cwd: string, maxBytes: number): Promise<Source> {
+  if (typeof source === 'object' && source !== null && !Array.isArray(source)) return inlineSource(source, cwd);
   if (typeof source !== 'string') {
-    const file = source.path === undefined ? undefined : resolve(cwd, source.path);
-    return {
-      text: source.text,
-      display: source.path ?? '<inline>',
-      file,
-      baseDir: file === undefined ? cwd : dirname(file),
-    };
+    throw new InvalidArgumentError('loadConfig', 'source', `must be a path or \`{ text }\`, got ${kindOf(source)}`);
   }
   const file = resolve(cwd, source);
   try {
+    // The size first: a file over the limit is refused without being read.
+    const tooLarge = sizeIssue((await stat(file)).size, maxBytes);
+    if (tooLarge !== undefined) throw new ConfigError(source, [tooLarge]);
     return { text: await readFile(file, 'utf8'), display: source, file, baseDir: dirname(file) };
   } catch (cause) {
+    if (cause instanceof ConfigError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'not found' : `cannot be read (\`${code ?? 'unknown'}\`)`;
     throw new ConfigError(source, [], {
@@ -169,7 +188,8 @@ async function openLedgers(
 /**
  * Load a `hyphae.yaml`: check it (a {@link ConfigError} lists every problem with its line, column
  * and key path), read the secrets it names, and open its stores (drivers load now, connections on
- * first use). Relative paths in the file are relative to the file.
+ * first use). Relative paths in the file are relative to the file. A config over `maxBytes` is a
+ * `ConfigError`; a source or options it cannot use are an `InvalidArgumentError` (`invalid_argument`).
  *
  * @example
  * import { loadConfig } from 'hyphae';
@@ -183,10 +203,12 @@ async function openLedgers(
  * });
  * await config.close();
  */
-export async function loadConfig(source: ConfigSource, options: LoadConfigOptions = {}): Promise<HyphaeConfig> {
+export async function loadConfig(source: ConfigSource, given: LoadConfigOptions = {}): Promise<HyphaeConfig> {
+  const options = optionsOf('loadConfig', given, true);
   const env = options.env ?? process.env;
-  const { text, display, file, baseDir } = await readSource(source, options.cwd ?? process.cwd());
-  const analysis = analyzeConfig(text, { file: display, baseDir, env });
+  const maxBytes = maxConfigBytes('loadConfig', options.maxBytes);
+  const { text, display, file, baseDir } = await readSource(source, options.cwd ?? process.cwd(), maxBytes);
+  const analysis = analyzeConfig(text, { file: display, baseDir, env, maxBytes }, 'loadConfig');
   const settings = analysis.settings;
   if (settings === undefined) throw new ConfigError(display, analysis.issues);
   const emit = (event: ConfigEvent): void => options.onEvent?.(event);

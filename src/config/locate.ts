@@ -1,7 +1,18 @@
 /**
  * Positions in a YAML document: from a key path to the line and column of a key or value.
  */
-import { type Document, isAlias, isMap, isPair, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  type LineCounter,
+  type Node,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import type { ConfigPathSegment } from './schema/nodes.js';
 
 /** A 1-based line and column. */
@@ -27,6 +38,22 @@ function resolve(document: Document, node: unknown): Node | null {
   return (node as Node | null | undefined) ?? null;
 }
 
+// A key's pair, by map: built once per map, so placing k issues in a map of n keys stays O(n + k).
+const pairsByMap = new WeakMap<object, Map<string, Pair<unknown, unknown>>>();
+
+function pairOf(map: YAMLMap<unknown, unknown>, segment: ConfigPathSegment): Pair<unknown, unknown> | undefined {
+  let pairs = pairsByMap.get(map);
+  if (pairs === undefined) {
+    pairs = new Map();
+    for (const item of map.items) {
+      const text = String(keyText(item.key));
+      if (isPair(item) && !pairs.has(text)) pairs.set(text, item);
+    }
+    pairsByMap.set(map, pairs);
+  }
+  return pairs.get(String(segment));
+}
+
 /** The steps from the root to `path`, as far as the document has them. */
 function walk(document: Document, path: readonly ConfigPathSegment[]): Step[] {
   const steps: Step[] = [{ key: null, value: resolve(document, document.contents) }];
@@ -34,7 +61,7 @@ function walk(document: Document, path: readonly ConfigPathSegment[]): Step[] {
   for (const segment of path) {
     let step: Step | undefined;
     if (isMap(current)) {
-      const pair = current.items.find((item) => isPair(item) && String(keyText(item.key)) === String(segment));
+      const pair = pairOf(current, segment);
       if (pair !== undefined) step = { key: (pair.key as Node | null) ?? null, value: resolve(document, pair.value) };
     } else if (isSeq(current) && typeof segment === 'number') {
       const item = current.items[segment];

@@ -3,6 +3,8 @@
  * file, network or environment access (an `env` to check against is passed in as data).
  */
 import { type Document, LineCounter, parseDocument } from 'yaml';
+import { InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
+import { findDuplicateKeys } from './duplicate-keys.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { formatPath, locate, type PositionTarget } from './locate.js';
 import { checkRules } from './rules.js';
@@ -21,7 +23,18 @@ export interface ParseConfigOptions {
   readonly baseDir?: string;
   /** When given, every `*_env` the config names must be set in it. */
   readonly env?: ConfigEnv;
+  /**
+   * The largest config accepted, in UTF-8 bytes; a longer one is one issue, not parsed. Default
+   * {@link DEFAULT_MAX_CONFIG_BYTES}; `Infinity` turns the limit off.
+   */
+  readonly maxBytes?: number;
 }
+
+/** The default size limit of a config text: 8 MiB, far above any hand-written `hyphae.yaml`. */
+export const DEFAULT_MAX_CONFIG_BYTES = 8_388_608;
+
+/** Alias expansions allowed when a document becomes values; past it a YAML alias bomb is refused. */
+const MAX_ALIAS_COUNT = 100;
 
 /** The outcome of {@link validateConfig}. */
 export type ConfigValidation =
@@ -65,31 +78,84 @@ function checkEnv(settings: ConfigSettings, env: ConfigEnv): NodeIssue[] {
     .map(([path, name]) => ({ path, target: 'value', message: `Environment variable \`${name}\` is not set` }));
 }
 
-/** Parse and check `text`; never throws for a bad config. */
-export function analyzeConfig(text: string, options: ParseConfigOptions = {}): ConfigAnalysis {
+/** The size limit of `options.maxBytes`, checked; `fn` is named in the error. */
+export function maxConfigBytes(fn: string, maxBytes: unknown): number {
+  if (maxBytes === undefined) return DEFAULT_MAX_CONFIG_BYTES;
+  if (
+    typeof maxBytes === 'number' &&
+    (maxBytes === Number.POSITIVE_INFINITY || (Number.isSafeInteger(maxBytes) && maxBytes > 0))
+  )
+    return maxBytes;
+  throw new InvalidArgumentError(
+    fn,
+    'options.maxBytes',
+    `must be a positive integer or Infinity, got ${kindOf(maxBytes)}`,
+  );
+}
+
+/** The issue of a config larger than `maxBytes`, or undefined; linear, and cheap for short texts. */
+export function sizeIssue(bytes: number, maxBytes: number): ConfigIssue | undefined {
+  if (bytes <= maxBytes) return undefined;
+  const message = `Config is ${bytes} bytes, more than the limit of ${maxBytes} (raise \`maxBytes\` to load it)`;
+  return { path: '', line: 1, column: 1, message };
+}
+
+function textIssue(text: string, maxBytes: number): ConfigIssue | undefined {
+  // Three UTF-8 bytes at most per UTF-16 unit: most texts are cleared without counting.
+  if (text.length * 3 <= maxBytes) return undefined;
+  return sizeIssue(Buffer.byteLength(text, 'utf8'), maxBytes);
+}
+
+function failed(issues: ConfigIssue[], place: ConfigAnalysis['place']): ConfigAnalysis {
+  return { settings: undefined, issues: issues.sort(byPosition), place };
+}
+
+/** Parse and check `text`; never throws for a bad config (a bad argument is an `InvalidArgumentError`). */
+export function analyzeConfig(text: string, options: ParseConfigOptions = {}, fn = 'analyzeConfig'): ConfigAnalysis {
+  if (typeof text !== 'string') throw new InvalidArgumentError(fn, 'text', `must be a string, got ${kindOf(text)}`);
+  const read = optionsOf(fn, options, true);
+  const maxBytes = maxConfigBytes(fn, read.maxBytes);
   const lines = new LineCounter();
-  const document: Document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const tooLarge = textIssue(text, maxBytes);
+  const noPlace = (issue: NodeIssue): ConfigIssue => ({
+    path: formatPath(issue.path),
+    line: 1,
+    column: 1,
+    message: issue.message,
+  });
+  if (tooLarge !== undefined) return failed([tooLarge], noPlace);
+  // `uniqueKeys: false`: the package's check is quadratic per mapping; `findDuplicateKeys` is not.
+  const document: Document = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   const place = (issue: NodeIssue): ConfigIssue => {
     const at: PositionTarget = issue.target;
     const { line, column } = locate(document, lines, issue.path, at);
     return { path: formatPath(issue.path), line, column, message: issue.message };
   };
-  if (document.errors.length > 0) {
-    const issues = document.errors.map((error): ConfigIssue => {
-      const { line, col } = lines.linePos(error.pos[0]);
-      return { path: '', line, column: col, message: `YAML syntax: ${error.message}` };
-    });
-    return { settings: undefined, issues: issues.sort(byPosition), place };
+  const at = (offset: number, message: string): ConfigIssue => {
+    const { line, col } = lines.linePos(offset);
+    return { path: '', line, column: col, message };
+  };
+  const syntax = document.errors.map((error) => at(error.pos[0], `YAML syntax: ${error.message}`));
+  for (const { key, offset } of findDuplicateKeys(document)) {
+    syntax.push(at(offset, `YAML syntax: Map keys must be unique; \`${key.slice(0, 80)}\` appears twice`));
   }
-  const value: unknown = document.toJS({ maxAliasCount: 100 }) ?? {};
+  if (syntax.length > 0) return failed(syntax, place);
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (error) {
+    // The package throws (a `ReferenceError`) on an alias bomb, the one input it refuses this way.
+    const reason = error instanceof Error ? error.message : String(error);
+    return failed([at(0, `YAML aliases expand too far (more than ${MAX_ALIAS_COUNT} expansions): ${reason}`)], place);
+  }
   const node = configNode();
   const found: NodeIssue[] = [];
   node.check(value, [], found);
   let settings: ConfigSettings | undefined;
   if (found.length === 0) {
-    settings = node.parse(value, { baseDir: options.baseDir ?? process.cwd() });
+    settings = node.parse(value, { baseDir: read.baseDir ?? process.cwd() });
     found.push(...checkRules(settings));
-    if (options.env !== undefined) found.push(...checkEnv(settings, options.env));
+    if (read.env !== undefined) found.push(...checkEnv(settings, read.env));
   }
   const issues = found.map(place).sort(byPosition);
   return { settings: issues.length === 0 ? settings : undefined, issues, place };
@@ -97,7 +163,9 @@ export function analyzeConfig(text: string, options: ParseConfigOptions = {}): C
 
 /**
  * Check a config text and parse it to settings. Never throws for a bad config: every problem is an
- * issue with its key path, line and column.
+ * issue with its key path, line and column, including a text over `maxBytes` and a YAML alias bomb.
+ * Only a call it cannot read throws: a `text` that is not a string, or bad options, raise
+ * `InvalidArgumentError` (`invalid_argument`).
  *
  * @example
  * const result = validateConfig('profile: staging\n');
@@ -105,7 +173,7 @@ export function analyzeConfig(text: string, options: ParseConfigOptions = {}): C
  * //   message: 'Expected one of `development`, `production`, got `staging`' }
  */
 export function validateConfig(text: string, options: ParseConfigOptions = {}): ConfigValidation {
-  const { settings, issues } = analyzeConfig(text, options);
+  const { settings, issues } = analyzeConfig(text, options, 'validateConfig');
   return settings === undefined ? { ok: false, issues } : { ok: true, value: settings };
 }
 
@@ -116,7 +184,7 @@ export function validateConfig(text: string, options: ParseConfigOptions = {}): 
  * const settings = parseConfig(readFileSync('hyphae.yaml', 'utf8'), { file: 'hyphae.yaml', baseDir: '.' });
  */
 export function parseConfig(text: string, options: ParseConfigOptions = {}): ConfigSettings {
-  const result = validateConfig(text, options);
-  if (!result.ok) throw new ConfigError(options.file ?? '<inline>', result.issues);
-  return result.value;
+  const { settings, issues } = analyzeConfig(text, options, 'parseConfig');
+  if (settings === undefined) throw new ConfigError(optionsOf('parseConfig', options, true).file ?? '<inline>', issues);
+  return settings;
 }

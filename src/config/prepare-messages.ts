@@ -6,6 +6,7 @@ import { createGptTokenCounter } from '../context/tokens.js';
 import { repairTranscript } from '../context/transcript/repair.js';
 import type { TranscriptChange } from '../context/transcript/types.js';
 import { assertTranscript } from '../context/transcript/validate.js';
+import { arrayArgument, readArgument } from '../invalid-argument.js';
 import type { HistoryGuardSettings, TranscriptSettings } from './types.js';
 
 /** What preparing messages reports. */
@@ -32,7 +33,7 @@ export function historyGuardOf(
 /**
  * Prepare `messages` for a model call: repair (a new array; the input is never changed), refuse a
  * transcript still invalid (`TranscriptError`), then measure it (`HistoryTruncatedError` past a
- * limit). Without a `transcript` section or a history guard, that step is skipped.
+ * limit). `messages` that are not an array are an `InvalidArgumentError`. Without a `transcript` section or a history guard, that step is skipped.
  */
 export function prepareMessagesWith<M>(
   messages: readonly M[],
@@ -40,7 +41,8 @@ export function prepareMessagesWith<M>(
   guard: HistoryGuard | undefined,
   emit: (event: PrepareMessagesEvent) => void,
 ): M[] {
-  let out = [...messages];
+  arrayArgument('prepareMessages', 'messages', messages);
+  let out = readArgument('prepareMessages', 'messages', () => [...messages]);
   if (transcript !== undefined) {
     const format = transcript.format === undefined ? {} : { format: transcript.format };
     if (transcript.repair) {

@@ -6,6 +6,7 @@ import type { Session } from '../context/session.js';
 import type { RunHandle } from '../context/snapshots/run-snapshots.js';
 import { type AsyncScope, createAsyncScope } from '../core/scope.js';
 import type { FuseRun } from '../fuses/run-box.js';
+import { InvalidArgumentError, kindOf, readArgument } from '../invalid-argument.js';
 import type { RunState } from '../storage/snapshot-storage.js';
 
 /** What `config.run` is given. */
@@ -43,9 +44,17 @@ export function createRunScope(): AsyncScope<ConfigRun> {
 /** Check a run scope's ids; a run without ids would share fuse state and transition keys. */
 export function checkRunScope(scope: ConfigRunScope): void {
   for (const field of ['threadId', 'runId'] as const) {
-    const value = (scope as unknown as Record<string, unknown> | null)?.[field];
+    const value = readArgument(
+      'config.run',
+      'scope',
+      () => (scope as unknown as Record<string, unknown> | null)?.[field],
+    );
     if (typeof value !== 'string' || value === '') {
-      throw new TypeError(`\`config.run\` needs a non-empty \`${field}\``);
+      throw new InvalidArgumentError(
+        'config.run',
+        `scope.${field}`,
+        `must be a non-empty string, got ${kindOf(value)}`,
+      );
     }
   }
 }

@@ -3,6 +3,7 @@
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import { type Clock, systemClock } from '../core/clock.js';
+import { InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
 import { CacheKeyError } from './errors.js';
 import { sessionSlot } from './session.js';
 import { type CacheStats, createTtlCache, type TtlCache } from './ttl-cache.js';
@@ -45,12 +46,15 @@ export function protectKey(tool: string, entity: unknown): string {
 
 function checkOptions(name: string, ttlMs: number, maxEntries: number): void {
   if (!(Number.isFinite(ttlMs) && ttlMs > 0)) {
-    throw new RangeError(`Protected tool \`${name}\`: \`ttlMs\` must be a positive number, got \`${ttlMs}\``);
+    throw new InvalidArgumentError(
+      `protect`,
+      'options.ttlMs',
+      `must be a positive number, got \`${ttlMs}\` (tool \`${name}\`)`,
+    );
   }
   if (!(Number.isInteger(maxEntries) && maxEntries > 0)) {
-    throw new RangeError(
-      `Protected tool \`${name}\`: \`maxEntries\` must be a positive integer, got \`${maxEntries}\``,
-    );
+    const problem = `must be a positive integer, got \`${maxEntries}\` (tool \`${name}\`)`;
+    throw new InvalidArgumentError('protect', 'options.maxEntries', problem);
   }
 }
 
@@ -67,9 +71,12 @@ function checkOptions(name: string, ttlMs: number, maxEntries: number): void {
  * await withSession(() => getCustomer({ id: 'c_1' }), { sessionId: 'user-42' });
  */
 export function protect<A, R, Rest extends unknown[] = []>(
-  options: ProtectOptions<A>,
+  given: ProtectOptions<A>,
   fn: (args: A, ...rest: Rest) => R | Promise<R>,
 ): ProtectedTool<A, R, Rest> {
+  const options = optionsOf('protect', given);
+  if (typeof fn !== 'function')
+    throw new InvalidArgumentError('protect', 'fn', `must be a function, got ${kindOf(fn)}`);
   const name = options.name ?? (fn.name === '' ? 'anonymous' : fn.name);
   const { ttlMs, maxEntries } = options;
   checkOptions(name, ttlMs, maxEntries);

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createAsyncScope } from '../core/scope.js';
+import { InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
 
 /** One conversation, user or request: the owner of the session-scoped caches. */
 export interface Session {
@@ -30,7 +31,8 @@ const scope = createAsyncScope<Session>();
  * const session = createSession({ sessionId: 'user-42' });
  * await withSession(() => lookup({ id: 1 }), { session });
  */
-export function createSession(options: { readonly sessionId?: string } = {}): Session {
+export function createSession(given: { readonly sessionId?: string } = {}): Session {
+  const options = optionsOf('createSession', given, true);
   const session: Session = Object.freeze({ id: options.sessionId ?? randomUUID() });
   slots.set(session, new Map());
   return session;
@@ -47,7 +49,10 @@ export function createSession(options: { readonly sessionId?: string } = {}): Se
  *   withSession(() => getCustomer({ id: 7 }), { sessionId: 'bob' }), // its own cache
  * ]);
  */
-export function withSession<R>(fn: (session: Session) => R, options: SessionOptions = {}): R {
+export function withSession<R>(fn: (session: Session) => R, given: SessionOptions = {}): R {
+  if (typeof fn !== 'function')
+    throw new InvalidArgumentError('withSession', 'fn', `must be a function, got ${kindOf(fn)}`);
+  const options = optionsOf('withSession', given, true);
   const session =
     options.session ?? createSession(options.sessionId === undefined ? {} : { sessionId: options.sessionId });
   if (!slots.has(session)) slots.set(session, new Map());

@@ -3,6 +3,7 @@
  * that loads its encodings lazily (never when the root entry is imported).
  */
 import { createRequire } from 'node:module';
+import { arrayArgument, InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
 
 /** Counts tokens of text and of whole chat histories. */
 export interface TokenCounter {
@@ -73,6 +74,10 @@ export function messageText(message: unknown): string {
 
 /** Sum `count` over a history, with OpenAI's per-message and reply overhead. */
 export function countHistoryTokens(messages: readonly unknown[], count: (text: string) => number): number {
+  arrayArgument('countHistoryTokens', 'messages', messages);
+  if (typeof count !== 'function') {
+    throw new InvalidArgumentError('countHistoryTokens', 'count', `must be a function, got ${kindOf(count)}`);
+  }
   let total = PER_REPLY;
   for (const message of messages) total += PER_MESSAGE + count(messageText(message));
   return total;
@@ -85,10 +90,15 @@ export function countHistoryTokens(messages: readonly unknown[], count: (text: s
  * @example
  * createCharTokenCounter().count('hello world'); // 3
  */
-export function createCharTokenCounter(options: { readonly charsPerToken?: number } = {}): TokenCounter {
+export function createCharTokenCounter(given: { readonly charsPerToken?: number } = {}): TokenCounter {
+  const options = optionsOf('createCharTokenCounter', given, true);
   const per = options.charsPerToken ?? 4;
   if (!(Number.isFinite(per) && per > 0)) {
-    throw new RangeError(`\`charsPerToken\` must be a positive number, got \`${per}\``);
+    throw new InvalidArgumentError(
+      'createCharTokenCounter',
+      'options.charsPerToken',
+      `must be a positive number, got \`${per}\``,
+    );
   }
   const count = (text: string): number => Math.ceil(text.length / per);
   return Object.freeze({
@@ -161,7 +171,8 @@ export interface GptTokenCounterOptions {
  * counter.count('hello world', 'gpt-4o'); // 2
  * counter.count('hello world', 'claude-sonnet-4'); // 3 (chars/4)
  */
-export function createGptTokenCounter(options: GptTokenCounterOptions = {}): TokenCounter {
+export function createGptTokenCounter(given: GptTokenCounterOptions = {}): TokenCounter {
+  const options = optionsOf('createGptTokenCounter', given, true);
   const defaultModel = options.defaultModel ?? 'gpt-4o';
   const fallback = options.fallback ?? charTokenCounter;
   const encodings = new Map<string, Encoding>();

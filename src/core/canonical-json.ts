@@ -12,6 +12,12 @@ function childPath(path: string, key: string | number): string {
   return typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`;
 }
 
+/**
+ * The deepest nesting serialised: about 2.5 times less than what exhausts Node's default stack, so
+ * a value nested 100k levels deep is refused by name instead of a `RangeError` from the engine.
+ */
+export const MAX_JSON_DEPTH = 2_000;
+
 function serialize(value: unknown, path: string, stack: Set<object>): string | undefined {
   switch (typeof value) {
     case 'string':
@@ -35,6 +41,9 @@ function serialize(value: unknown, path: string, stack: Set<object>): string | u
   if (value === null) return 'null';
   const object = value as object;
   if (stack.has(object)) throw new CanonicalJsonError(path, 'the value contains a cycle');
+  if (stack.size >= MAX_JSON_DEPTH) {
+    throw new CanonicalJsonError(path.slice(0, 200), `the value nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   stack.add(object);
   try {
     if (Array.isArray(object)) {
@@ -131,13 +140,22 @@ function serializeFast(value: unknown, depth: number): string | undefined {
   return `${out}}`;
 }
 
+/** A getter or Proxy trap that threw while the value was walked: the value has no JSON form. */
+function unreadable(error: unknown): unknown {
+  if (error instanceof CanonicalJsonError) return error;
+  const detail = error instanceof Error ? `: ${error.message.slice(0, 200)}` : '';
+  return new CanonicalJsonError('$', `the value cannot be read (a getter or Proxy trap threw${detail})`, {
+    cause: error,
+  });
+}
+
 /**
  * Serialise a JSON value to its RFC 8785 canonical form.
  *
  * Object members are sorted by UTF-16 code units, numbers use the ECMAScript shortest form, and
  * members whose value is `undefined` are left out (as `JSON.stringify` does). Anything that has no
- * JSON form — NaN, Infinity, a bigint, a function, a cycle, a class instance — throws
- * {@link CanonicalJsonError} naming its path.
+ * JSON form — NaN, Infinity, a bigint, a function, a cycle, a class instance, nesting deeper than
+ * {@link MAX_JSON_DEPTH}, a getter that throws — throws {@link CanonicalJsonError} naming its path.
  *
  * @example
  * canonicalJson({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
@@ -147,8 +165,12 @@ export function canonicalJson(value: unknown): string {
   try {
     text = serializeFast(value, 0);
   } catch (error) {
-    if (error !== NOT_JSON) throw error;
-    text = serialize(value, '$', new Set());
+    if (error !== NOT_JSON) throw unreadable(error);
+    try {
+      text = serialize(value, '$', new Set());
+    } catch (inner) {
+      throw unreadable(inner);
+    }
   }
   if (text === undefined) throw new CanonicalJsonError('$', 'the value is undefined');
   return text;

@@ -8,6 +8,8 @@
  *   t2 A books its usage ($0.01): the reservation is replaced by the real spend
  *   t3 B checks again: 0.01 + 0 + 0.03 ≤ 0.05 → allowed
  */
+
+import { optionsOf } from '../invalid-argument.js';
 import { type BudgetFuseOptions, type BudgetSettings, budgetSettings, costUsd } from './budget-options.js';
 import { isModelCallFault, type ModelCallInput, type ModelCallRequest, measureModelCall } from './model-call.js';
 import { defaultTokenCounter } from './token-counter.js';
@@ -273,7 +275,8 @@ function startBudget(name: string, settings: BudgetSettings): BudgetRun {
  * const response = await client.chat.completions.create({ model: 'gpt-4o', messages, max_tokens: 100 });
  * run.recordModelUsage(response.usage, { reservation });
  */
-export function budgetFuse(options: BudgetFuseOptions): BudgetFuse {
+export function budgetFuse(given: BudgetFuseOptions): BudgetFuse {
+  const options = optionsOf('budgetFuse', given);
   const settings = budgetSettings(options);
   const name = options.name ?? FuseName.budget;
   const counter = options.tokenCounter ?? defaultTokenCounter;

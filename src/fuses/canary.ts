@@ -4,6 +4,7 @@
  */
 import { type Clock, systemClock } from '../core/clock.js';
 import { sha256Hex } from '../core/fingerprint.js';
+import { optionsOf } from '../invalid-argument.js';
 import { CanaryArmStats, type CanaryArmSummary } from './canary-arm.js';
 import { FuseConfigError } from './errors.js';
 
@@ -142,7 +143,8 @@ const EPSILON = 1e-12;
  * canary.record({ arm, ok: true, latencyMs: 420, costUsd: 0.002 });
  * canary.decide().decision; // 'wait' until both arms have 100 samples
  */
-export function canaryFuse(options: CanaryFuseOptions): CanaryFuse {
+export function canaryFuse(given: CanaryFuseOptions): CanaryFuse {
+  const options = optionsOf('canaryFuse', given);
   const percent = numberIn('percent', options.percent, 0, 100);
   const gates = checkedGates(options.gates);
   const salt = options.salt ?? '';

@@ -8,6 +8,8 @@
  * A fuse that throws inside a combinator counts as a refusal of that fuse, so `anyOf` can still
  * allow through another fuse.
  */
+
+import { InvalidArgumentError, kindOf, readArgument } from '../invalid-argument.js';
 import { callSubject, type FuseStats, type ToolCallFacts, type ToolFuse, type ToolFuseRun } from './tool-fuse.js';
 import { ALLOWED, type FuseRefusal, type FuseVerdict, guarded } from './verdict.js';
 
@@ -54,6 +56,17 @@ function composite(
   };
 }
 
+/** `fuses` when every one is a fuse (an object with a `start` function); else `InvalidArgumentError`. */
+function checkFuses(fn: string, fuses: readonly unknown[]): readonly ToolFuse[] {
+  fuses.forEach((fuse, index) => {
+    const ok = readArgument(fn, `fuses[${index}]`, () => {
+      return typeof fuse === 'object' && fuse !== null && typeof (fuse as ToolFuse).start === 'function';
+    });
+    if (!ok) throw new InvalidArgumentError(fn, `fuses[${index}]`, `must be a fuse, got ${kindOf(fuse)}`);
+  });
+  return fuses as readonly ToolFuse[];
+}
+
 function firstRefusal(verdicts: readonly FuseVerdict[]): FuseRefusal | undefined {
   return verdicts.find((verdict): verdict is FuseRefusal => !verdict.allowed);
 }
@@ -64,7 +77,8 @@ function firstRefusal(verdicts: readonly FuseVerdict[]): FuseRefusal | undefined
  * @example
  * const tools = allOf(permissionFuse({ granted: ['read'], tools }), loopFuse());
  */
-export function allOf(...fuses: readonly ToolFuse[]): ToolFuse {
+export function allOf(...given: readonly ToolFuse[]): ToolFuse {
+  const fuses = checkFuses('allOf', given);
   return composite(
     `allOf(${fuses.map((f) => f.name).join(',')})`,
     fuses,
@@ -79,7 +93,8 @@ export function allOf(...fuses: readonly ToolFuse[]): ToolFuse {
  * // Either the operator role or the support role may call the tool.
  * const permission = anyOf(permissionFuse(operatorGrant), permissionFuse(supportGrant));
  */
-export function anyOf(...fuses: readonly ToolFuse[]): ToolFuse {
+export function anyOf(...given: readonly ToolFuse[]): ToolFuse {
+  const fuses = checkFuses('anyOf', given);
   return composite(`anyOf(${fuses.map((f) => f.name).join(',')})`, fuses, (verdicts) =>
     verdicts.some((verdict) => verdict.allowed) ? ALLOWED : (firstRefusal(verdicts) ?? ALLOWED),
   );
@@ -111,6 +126,15 @@ function matcher(condition: ExceptCondition): (call: ToolCallFacts) => boolean {
  * const loop = except('sleep', loopFuse());
  */
 export function except(condition: ExceptCondition, fuse: ToolFuse): ToolFuse {
+  const valid =
+    typeof condition === 'function' ||
+    typeof condition === 'string' ||
+    (Array.isArray(condition) && condition.every((name) => typeof name === 'string'));
+  if (!valid) {
+    const problem = `must be a tool name, a list of names or a predicate, got ${kindOf(condition)}`;
+    throw new InvalidArgumentError('except', 'condition', problem);
+  }
+  checkFuses('except', [fuse]);
   const skips = matcher(condition);
   return {
     name: fuse.name,

@@ -3,6 +3,7 @@
  * replays to the same verdicts.
  */
 import { type Clock, systemClock } from '../core/clock.js';
+import { optionsOf } from '../invalid-argument.js';
 import type { BudgetFuse } from './budget.js';
 import { FuseConfigError, FuseLogError } from './errors.js';
 import { type FuseEvent, FuseEventType } from './events.js';
@@ -91,7 +92,8 @@ function replayEvent(engine: RunEngine, event: FuseEvent): FuseEvent {
  * const verdict = run.checkToolCall({ name: 'issue_refund', args: { amount: 40 } });
  * // verdict.allowed === false, verdict.fuse === 'permission'
  */
-export function createFuseBox(options: FuseBoxOptions = {}): FuseBox {
+export function createFuseBox(given: FuseBoxOptions = {}): FuseBox {
+  const options = optionsOf('createFuseBox', given, true);
   const slots = Object.freeze({
     ...(options.permission === undefined ? {} : { permission: options.permission }),
     ...(options.loop === undefined ? {} : { loop: options.loop }),

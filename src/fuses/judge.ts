@@ -1,6 +1,8 @@
 /**
  * The judge gate: deterministic checks overrule a model's grade of its own output.
  */
+
+import { optionsOf } from '../invalid-argument.js';
 import { FuseConfigError } from './errors.js';
 import {
   ALLOWED,
@@ -84,7 +86,8 @@ function checkThreshold(threshold: number): number {
  * });
  * gate.judge({ output: 'It is so.', selfScore: 1 }).allowed; // false: `cites_a_source` failed
  */
-export function judgeGate<T>(options: JudgeGateOptions<T>): JudgeGate<T> {
+export function judgeGate<T>(given: JudgeGateOptions<T>): JudgeGate<T> {
+  const options = optionsOf('judgeGate', given);
   const threshold = checkThreshold(options.threshold);
   const name = options.name ?? FuseName.judge;
   const hard = Object.entries(options.hardChecks ?? {});

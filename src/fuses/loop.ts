@@ -3,6 +3,8 @@
  * the run's recent calls. A call whose result changed since the previous identical call is
  * progress (polling), not a loop.
  */
+
+import { optionsOf } from '../invalid-argument.js';
 import { type LoopFuseOptions, type LoopSettings, loopSettings } from './loop-options.js';
 import { callSubject, type ToolCallFacts, type ToolFuse, type ToolFuseRun } from './tool-fuse.js';
 import { ALLOWED, FuseCode, FuseName, type FuseVerdict, listNames, refusal, sentences } from './verdict.js';
@@ -151,7 +153,8 @@ function cyclePeriod(window: LoopWindow, settings: LoopSettings, entry: Entry | 
  * const loop = loopFuse({ repeatThreshold: 3, maxCycleLength: 4, allowances: { poll_status: 20 } });
  * // In a fuse box: the same `search({ q: 'x' })` three times → allow, allow, refuse.
  */
-export function loopFuse(options: LoopFuseOptions = {}): ToolFuse {
+export function loopFuse(given: LoopFuseOptions = {}): ToolFuse {
+  const options = optionsOf('loopFuse', given, true);
   const settings = loopSettings(options);
   const name = options.name ?? FuseName.loop;
 

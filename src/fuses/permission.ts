@@ -2,6 +2,8 @@
  * The permission fuse: deny by default. A tool runs only when it is registered and every scope it
  * needs was granted to the run.
  */
+
+import { optionsOf } from '../invalid-argument.js';
 import { FuseConfigError } from './errors.js';
 import { callSubject, type ToolCallFacts, type ToolFuse, type ToolFuseRun } from './tool-fuse.js';
 import {
@@ -75,7 +77,8 @@ function checkMaxDenials(maxDenials: number): number {
  * });
  * // In a fuse box, `issue_refund` is refused: it needs `write` and `spend_money`.
  */
-export function permissionFuse(options: PermissionFuseOptions): ToolFuse {
+export function permissionFuse(given: PermissionFuseOptions): ToolFuse {
+  const options = optionsOf('permissionFuse', given);
   const name = options.name ?? FuseName.permission;
   const tools = compile(options);
   const granted = Object.freeze([...new Set(options.granted)]);

@@ -5,6 +5,7 @@
  * awaits. Outside a ledgered tool they do nothing and say so once through the ledger's logger.
  */
 import { type AsyncScope, createAsyncScope } from '../core/scope.js';
+import { InvalidArgumentError, kindOf } from '../invalid-argument.js';
 import type { ActiveClaim } from './active-claim.js';
 import type { LedgerLogger } from './types.js';
 
@@ -46,6 +47,8 @@ function activeClaim(marker: string): ActiveClaim | null {
  * );
  */
 export async function sideEffect<T>(fn: () => T | Promise<T>): Promise<T> {
+  if (typeof fn !== 'function')
+    throw new InvalidArgumentError('sideEffect', 'fn', `must be a function, got ${kindOf(fn)}`);
   const claim = activeClaim('sideEffect');
   if (claim === null) return fn();
   await claim.write('sideEffect', () => ({ boundary: 'maybe_crossed' }));
@@ -66,7 +69,9 @@ export async function markCrossed(): Promise<void> {
 
 /** Durably record the provider's operation id, so a reconciler can ask about it after a crash. */
 export async function recordExternalOperation(ref: string): Promise<void> {
-  if (typeof ref !== 'string' || ref === '') throw new TypeError('External operation ref must be a non-empty string');
+  if (typeof ref !== 'string' || ref === '') {
+    throw new InvalidArgumentError('recordExternalOperation', 'ref', `must be a non-empty string, got ${kindOf(ref)}`);
+  }
   await activeClaim('recordExternalOperation')?.write('recordExternalOperation', () => ({ externalOperationRef: ref }));
 }
 

@@ -4,7 +4,9 @@
 import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
 import { GuardError, LedgerHardBlockError } from '../errors.js';
+import { optionsOf } from '../invalid-argument.js';
 import { markerScope } from './boundary-markers.js';
+import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
@@ -71,8 +73,9 @@ function receiptWriterOf(option: LedgerReceiptsOption | undefined): ReceiptWrite
  * );
  * await pay({ amount: 100, idempotencyKey: 'k1' }, { toolCallId: 'call_abc' });
  */
-export function createLedger(options: LedgerOptions): Ledger {
-  if (options === null || typeof options !== 'object' || options.storage === undefined) {
+export function createLedger(given: LedgerOptions): Ledger {
+  const options = optionsOf('createLedger', given);
+  if (options.storage === undefined) {
     throw new GuardError('invalid_option', 'createLedger needs a `storage`');
   }
   const agentId = requireText('agentId', options.agentId);
@@ -116,10 +119,14 @@ export function createLedger(options: LedgerOptions): Ledger {
 
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
-      // Preparing the call can throw (arguments with no JSON form): that refuses before any claim.
+      // Preparing the call can throw (arguments with no JSON form, options that are not an object,
+      // a getter that throws): that refuses before any claim.
       let run: Promise<unknown>;
       try {
-        const call = prepareCall(spec, agentId, policyVersion, args, callOptions, runScope.get());
+        const read = readCallOptions(spec.name, callOptions);
+        const call = readCallArguments(spec.name, () =>
+          prepareCall(spec, agentId, policyVersion, args, read, runScope.get()),
+        );
         run = execute(ctx, call, body, callOptions);
       } catch (error) {
         run = Promise.reject(error);

@@ -2,6 +2,14 @@
  * Transition identity: the args fingerprint, the transition key and the ticket index key.
  */
 import { fingerprint, sha256Hex } from '../core/fingerprint.js';
+import {
+  arrayArgument,
+  InvalidArgumentError,
+  kindOf,
+  objectArgument,
+  optionsOf,
+  readArgument,
+} from '../invalid-argument.js';
 import type { SideEffectClass } from './envelope.js';
 import type { LedgerScope, RecordKind } from './transition-record.js';
 
@@ -15,6 +23,7 @@ export const TICKET_KEY_SCHEMA = 'hyphae.ticket/v1';
  * idempotency-key parameter (so a retry that swaps the key lands on the same transition).
  */
 export function argsFingerprint(args: unknown, excluded: readonly string[] = []): string {
+  arrayArgument('argsFingerprint', 'excluded', excluded);
   if (excluded.length === 0 || args === null || typeof args !== 'object' || Array.isArray(args)) {
     return fingerprint(args ?? null);
   }
@@ -66,7 +75,14 @@ function scopeJson(scope: LedgerScope): string {
  * `kind: 'task'` so a task and a tool of the same name never share a key.
  */
 export function transitionKey(input: TransitionKeyInput): string {
-  return sha256Hex(transitionKeyText(input));
+  const copy = optionsOf('transitionKey', input, false, 'input');
+  for (const field of ['tool', 'argsFingerprint', 'sideEffectClass', 'agentId', 'policyVersion'] as const) {
+    if (typeof copy[field] !== 'string') {
+      throw new InvalidArgumentError('transitionKey', `input.${field}`, `must be a string, got ${kindOf(copy[field])}`);
+    }
+  }
+  objectArgument('transitionKey', 'input.scope', copy.scope);
+  return sha256Hex(readArgument('transitionKey', 'input', () => transitionKeyText(copy)));
 }
 
 /** The canonical JSON that {@link transitionKey} hashes. */
@@ -108,7 +124,8 @@ export function transitionKeyTemplate(constants: TransitionKeyConstants): Transi
 
 /** The ticket index entry of a ticket in a run scope (thread and run; the node is not part of it). */
 export function ticketKey(scope: LedgerScope, agentId: string, ticket: string): string {
-  return sha256Hex(ticketKeyText(scope, agentId, ticket));
+  objectArgument('ticketKey', 'scope', scope);
+  return sha256Hex(readArgument('ticketKey', 'scope', () => ticketKeyText(scope, agentId, ticket)));
 }
 
 /** The canonical JSON that {@link ticketKey} hashes: `{ agentId, runId?, schema, threadId?, ticket }`. */

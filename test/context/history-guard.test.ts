@@ -77,8 +77,8 @@ describe('history guard: limits', () => {
   });
 
   it('validates its options', () => {
-    expect(() => createHistoryGuard({ maxTokens: -1 })).toThrow('`maxTokens` must be a positive integer');
-    expect(() => createHistoryGuard({ warnAt: 1.5 })).toThrow('`warnAt` must be in (0, 1]');
+    expect(() => createHistoryGuard({ maxTokens: -1 })).toThrow('`options.maxTokens` must be a positive integer');
+    expect(() => createHistoryGuard({ warnAt: 1.5 })).toThrow('`options.warnAt` must be in (0, 1]');
   });
 });
 

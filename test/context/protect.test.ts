@@ -132,10 +132,10 @@ describe('protect: keys', () => {
   it('validates its options', () => {
     const fn = async (_a: Args) => 1;
     expect(() => protect({ name: 't', entityParam: 'id', ttlMs: 0, maxEntries: 1 }, fn)).toThrow(
-      '`ttlMs` must be a positive number',
+      '`options.ttlMs` must be a positive number',
     );
     expect(() => protect({ name: 't', entityParam: 'id', ttlMs: 1, maxEntries: 0.5 }, fn)).toThrow(
-      '`maxEntries` must be a positive integer',
+      '`options.maxEntries` must be a positive integer',
     );
   });
 });

@@ -31,6 +31,6 @@ describe('mergeState', () => {
     expect(next).toEqual({ a: 2, nested: { x: 9 } });
     expect(state).toEqual({ a: 1, nested: { x: 1, y: 2 }, gone: true });
     expect(Object.isFrozen(next)).toBe(true);
-    expect(() => mergeState({}, [] as never)).toThrow('A snapshot patch must be a plain object');
+    expect(() => mergeState({}, [] as never)).toThrow('`mergeState`: `patch` must be a plain object, got an array');
   });
 });

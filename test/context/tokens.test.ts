@@ -18,7 +18,9 @@ describe('chars/4 counter', () => {
     expect(charTokenCounter.count('')).toBe(0);
     expect(charTokenCounter.count('hello world')).toBe(3);
     expect(createCharTokenCounter({ charsPerToken: 2 }).count('abcde')).toBe(3);
-    expect(() => createCharTokenCounter({ charsPerToken: 0 })).toThrow('`charsPerToken` must be a positive number');
+    expect(() => createCharTokenCounter({ charsPerToken: 0 })).toThrow(
+      '`options.charsPerToken` must be a positive number',
+    );
   });
 
   it('counts messages with per-message overhead, tool calls included', () => {

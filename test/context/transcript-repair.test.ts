@@ -221,7 +221,10 @@ describe('repairTranscript: details', () => {
 
   it('refuses an unknown unanswered policy', () => {
     expect(() => repairTranscript([], { unanswered: 'ignore' as never })).toThrow(
-      '`unanswered` must be `drop` or `synthesize`, got `ignore`',
+      expect.objectContaining({
+        code: 'invalid_argument',
+        message: '`repairTranscript`: `options.unanswered` must be `drop` or `synthesize`, got `ignore`',
+      }),
     );
   });
 });

@@ -113,6 +113,11 @@ describe('validateTranscript: details', () => {
   });
 
   it('rejects an unknown format option', () => {
-    expect(() => validateTranscript([], { format: 'gemini' as never })).toThrow(/Unknown transcript format `gemini`/);
+    expect(() => validateTranscript([], { format: 'gemini' as never })).toThrow(
+      expect.objectContaining({
+        code: 'invalid_argument',
+        message: expect.stringMatching(/`gemini`, not a transcript format/),
+      }),
+    );
   });
 });

@@ -135,3 +135,47 @@ describe('canonicalJson — against a reference serialiser on random JSON', () =
     expect(canonicalJson({ [long]: -0, a: [1e21, 1.5e-7] })).toBe(`{"a":[1e+21,1.5e-7],${JSON.stringify(long)}:0}`);
   });
 });
+
+describe('canonicalJson on values it cannot walk', () => {
+  const nested = (depth: number): unknown => {
+    let value: unknown = [];
+    for (let i = 0; i < depth; i++) value = i % 2 === 0 ? { a: value } : [value];
+    return value;
+  };
+
+  it('refuses nesting past MAX_JSON_DEPTH by name, and serialises up to it', () => {
+    expect(() => canonicalJson(nested(100_000))).toThrow(CanonicalJsonError);
+    expect(() => canonicalJson(nested(100_000))).toThrow(/nests deeper than 2000 levels/);
+    expect(canonicalJson(nested(1_999))).toMatch(/^\{"a":\[/);
+  });
+
+  it('refuses a getter or Proxy trap that throws as non_json_value, with the cause', () => {
+    const getter = {
+      get x(): number {
+        throw new Error('boom');
+      },
+    };
+    const proxy = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('trap');
+        },
+      },
+    );
+
+    for (const value of [getter, proxy, [getter]]) {
+      const error = (() => {
+        try {
+          canonicalJson(value);
+        } catch (caught) {
+          return caught;
+        }
+        return undefined;
+      })();
+      expect(error).toBeInstanceOf(CanonicalJsonError);
+      expect((error as CanonicalJsonError).code).toBe('non_json_value');
+      expect((error as Error).cause).toBeInstanceOf(Error);
+    }
+  });
+});

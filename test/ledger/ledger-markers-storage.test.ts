@@ -87,7 +87,7 @@ describe('boundary markers inside a ledgered tool', () => {
     const ledger = newLedger();
     const charge = ledger.tool({ name: 'charge', sideEffectClass: 'payment' }, () => recordExternalOperation(''));
 
-    await expect(charge({ amount: 1 })).rejects.toBeInstanceOf(TypeError);
+    await expect(charge({ amount: 1 })).rejects.toMatchObject({ code: 'invalid_argument', argument: 'ref' });
   });
 });
 

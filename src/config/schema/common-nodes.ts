@@ -16,23 +16,32 @@ import { type Base, make, map, mismatch, type Node, oneOf, string } from './node
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/u;
 
+/**
+ * The longest duration a config accepts: 2147483647 ms (about 24.8 days), the longest a Node.js
+ * timer waits. Leases, polls and reconcile timeouts run on timers, and a longer delay fires at once.
+ */
+export const MAX_DURATION_MS = 2_147_483_647;
+
 /** Milliseconds of a duration text (`30s`, `5m`, `1h`, `250ms`, `1d`), or undefined. */
 export function parseDuration(text: string): number | undefined {
+  if (typeof text !== 'string') return undefined;
   const match = DURATION.exec(text);
   if (match === null) return undefined;
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 }
 
 /**
- * A duration: `30s`, `5m`, `1h`, `250ms`, `1d`, or a number of milliseconds. Parses to ms.
- * `positive` refuses zero (a lease of zero would be unbounded).
+ * A duration: `30s`, `5m`, `1h`, `250ms`, `1d`, or a number of milliseconds, at most
+ * {@link MAX_DURATION_MS}. Parses to ms. `positive` refuses zero (a lease of zero would be unbounded).
  */
 export function duration(options: Base & { readonly positive?: boolean } = {}): Node<number> {
   const positive = options.positive ?? true;
   const expected = `a duration${positive ? ' greater than 0' : ''} such as \`30s\`, \`5m\`, \`1h\` or a number of milliseconds`;
   // The lookahead needs a non-zero digit, so `0s` and `0.0m` fail the published schema too.
   const pattern = `^${positive ? '(?=[^1-9]*[1-9])' : ''}\\d+(\\.\\d+)?(ms|s|m|h|d)$`;
-  const number = positive ? { type: 'number', exclusiveMinimum: 0 } : { type: 'number', minimum: 0 };
+  const number = positive
+    ? { type: 'number', exclusiveMinimum: 0, maximum: MAX_DURATION_MS }
+    : { type: 'number', minimum: 0, maximum: MAX_DURATION_MS };
   return make(
     expected,
     options.description,
@@ -41,6 +50,10 @@ export function duration(options: Base & { readonly positive?: boolean } = {}): 
       const ms = typeof value === 'string' ? parseDuration(value) : typeof value === 'number' ? value : undefined;
       const ok = ms !== undefined && Number.isFinite(ms) && (positive ? ms > 0 : ms >= 0);
       if (!ok) issues.push({ path, target: 'value', message: mismatch(expected, value) });
+      else if (ms > MAX_DURATION_MS) {
+        const message = `Duration \`${String(value)}\` is longer than the maximum, ${MAX_DURATION_MS} ms (about 24.8 days, the longest a Node.js timer waits)`;
+        issues.push({ path, target: 'value', message });
+      }
     },
     (value) => (typeof value === 'number' ? value : (parseDuration(value as string) as number)),
   );

@@ -1,6 +1,8 @@
 /**
  * Did a framework lose or reorder messages? Ordered fingerprint matching, O(n).
  */
+
+import { arrayArgument, readArgument } from '../../invalid-argument.js';
 import { turnFingerprint } from './turn-fingerprint.js';
 
 /** What {@link compareHistories} found. */
@@ -25,6 +27,12 @@ export interface DropReport {
  * compareHistories([a, b, c], [a, c]); // { ok: false, dropped: [1], reordered: [], added: [] }
  */
 export function compareHistories(original: readonly unknown[], processed: readonly unknown[]): DropReport {
+  arrayArgument('compareHistories', 'original', original);
+  arrayArgument('compareHistories', 'processed', processed);
+  return readArgument('compareHistories', 'messages', () => compare(original, processed));
+}
+
+function compare(original: readonly unknown[], processed: readonly unknown[]): DropReport {
   const positions = new Map<string, number[]>();
   processed.forEach((message, index) => {
     const fingerprint = turnFingerprint(message);

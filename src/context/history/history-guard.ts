@@ -2,6 +2,8 @@
  * The history guard: loud limits on history size (instead of a framework's silent truncation),
  * duplicate-turn detection and detection of messages a framework dropped or reordered.
  */
+
+import { InvalidArgumentError, optionsOf } from '../../invalid-argument.js';
 import { HistoryDropError, type HistoryLimit, HistoryTruncatedError } from '../errors.js';
 import { charTokenCounter, type TokenCounter, tokenCounterFromFunction } from '../tokens.js';
 import { compareHistories, type DropReport } from './check-drops.js';
@@ -61,7 +63,11 @@ export interface HistoryGuard {
 
 function checkLimit(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
-    throw new RangeError(`History guard \`${name}\` must be a positive integer, got \`${value}\``);
+    throw new InvalidArgumentError(
+      'createHistoryGuard',
+      `options.${name}`,
+      `must be a positive integer, got \`${value}\``,
+    );
   }
 }
 
@@ -73,7 +79,8 @@ function checkLimit(name: string, value: number | undefined): void {
  *   tokenCounter: createGptTokenCounter(), model: 'gpt-4o', onEvent: (event) => logger.warn(event) });
  * guard.validate(messages); // throws HistoryTruncatedError past a limit
  */
-export function createHistoryGuard(options: HistoryGuardOptions = {}): HistoryGuard {
+export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuard {
+  const options = optionsOf('createHistoryGuard', given, true);
   const {
     maxTokens,
     maxMessages,
@@ -89,7 +96,7 @@ export function createHistoryGuard(options: HistoryGuardOptions = {}): HistoryGu
   checkLimit('maxTokens', maxTokens);
   checkLimit('maxMessages', maxMessages);
   if (!(warnAt > 0 && warnAt <= 1))
-    throw new RangeError(`History guard \`warnAt\` must be in (0, 1], got \`${warnAt}\``);
+    throw new InvalidArgumentError('createHistoryGuard', 'options.warnAt', `must be in (0, 1], got \`${warnAt}\``);
   const emit = options.onEvent ?? ((): void => undefined);
 
   function findDuplicates(messages: readonly unknown[]): DuplicateTurn[] {

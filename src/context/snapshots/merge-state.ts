@@ -2,6 +2,7 @@
  * The merge rule of run snapshots.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
+import { InvalidArgumentError, kindOf, readArgument } from '../../invalid-argument.js';
 import type { RunState } from '../../storage/snapshot-storage.js';
 
 /**
@@ -16,10 +17,10 @@ import type { RunState } from '../../storage/snapshot-storage.js';
  */
 export function mergeState(state: RunState, patch: RunState): RunState {
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw new TypeError('A snapshot patch must be a plain object');
+    throw new InvalidArgumentError('mergeState', 'patch', `must be a plain object, got ${kindOf(patch)}`);
   }
   const next: Record<string, unknown> = { ...state };
-  for (const [key, value] of Object.entries(patch)) {
+  for (const [key, value] of readArgument('mergeState', 'patch', () => Object.entries(patch))) {
     if (value === undefined) {
       delete next[key];
       continue;

@@ -3,6 +3,7 @@
  */
 import { type Clock, systemClock } from '../../core/clock.js';
 import { GuardError } from '../../errors.js';
+import { optionsOf } from '../../invalid-argument.js';
 import type {
   RunSnapshot,
   RunState,
@@ -97,7 +98,8 @@ function isAbort(error: unknown, signal: AbortSignal): boolean {
  * });
  * (await snapshots.resume('run-1')).status; // 'completed', state { step: 'written', rows: 12 }
  */
-export function createRunSnapshots(options: RunSnapshotsOptions): RunSnapshots {
+export function createRunSnapshots(given: RunSnapshotsOptions): RunSnapshots {
+  const options = optionsOf('createRunSnapshots', given);
   const { storage, clock = systemClock } = options;
 
   function report(runId: string, error: unknown): void {

@@ -1,7 +1,10 @@
 /**
  * Converters between AI SDK `ModelMessage` and the canonical (OpenAI Chat Completions) model.
  */
+
+import { readArgument } from '../../invalid-argument.js';
 import { argumentsJson, onlyText, parseArguments, partsOf, textOf } from './content.js';
+import { messagesArgument } from './detect-format.js';
 import { isObj } from './turns.js';
 import type {
   AiSdkMessage,
@@ -76,31 +79,34 @@ function fromAssistant(content: unknown): ChatMessage {
  * // [{ role: 'tool', tool_call_id: 'c1', content: '{"ok":true}' }]
  */
 export function fromAiSdkMessages(messages: readonly AiSdkMessage[]): ChatMessage[] {
-  const chat: ChatMessage[] = [];
-  for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-        chat.push({ role: 'system', content: message.content });
-        break;
-      case 'user':
-        chat.push({
-          role: 'user',
-          content: typeof message.content === 'string' ? message.content : partsOf(message.content).map(userPart),
-        });
-        break;
-      case 'assistant':
-        chat.push(fromAssistant(message.content));
-        break;
-      case 'tool':
-        for (const part of partsOf(message.content)) {
-          if (part.type !== 'tool-result') continue;
-          const result = part as unknown as AiSdkToolResultPart;
-          chat.push({ role: 'tool', tool_call_id: result.toolCallId, content: outputText(result.output) });
-        }
-        break;
+  const list = messagesArgument('fromAiSdkMessages', messages);
+  return readArgument('fromAiSdkMessages', 'messages', () => {
+    const chat: ChatMessage[] = [];
+    for (const message of list) {
+      switch (message.role) {
+        case 'system':
+          chat.push({ role: 'system', content: message.content });
+          break;
+        case 'user':
+          chat.push({
+            role: 'user',
+            content: typeof message.content === 'string' ? message.content : partsOf(message.content).map(userPart),
+          });
+          break;
+        case 'assistant':
+          chat.push(fromAssistant(message.content));
+          break;
+        case 'tool':
+          for (const part of partsOf(message.content)) {
+            if (part.type !== 'tool-result') continue;
+            const result = part as unknown as AiSdkToolResultPart;
+            chat.push({ role: 'tool', tool_call_id: result.toolCallId, content: outputText(result.output) });
+          }
+          break;
+      }
     }
-  }
-  return chat;
+    return chat;
+  });
 }
 
 function toPart(part: ContentPart): ContentPart {
@@ -134,33 +140,36 @@ function toAssistant(message: Extract<ChatMessage, { role: 'assistant' }>): AiSd
  * toAiSdkMessages([{ role: 'user', content: 'hi' }]); // [{ role: 'user', content: 'hi' }]
  */
 export function toAiSdkMessages(messages: readonly ChatMessage[]): AiSdkMessage[] {
-  const names = new Map<string, string>();
-  const out: AiSdkMessage[] = [];
-  let results: AiSdkToolResultPart[] | null = null;
-  for (const message of messages) {
-    if (message.role !== 'tool') results = null;
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        out.push({ role: 'system', content: textOf(message.content) });
-        break;
-      case 'user':
-        out.push({
-          role: 'user',
-          content: typeof message.content === 'string' ? message.content : message.content.map(toPart),
-        });
-        break;
-      case 'assistant':
-        for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
-        out.push(toAssistant(message));
-        break;
-      case 'tool':
-        results ??= pushToolMessage(out);
-        results.push(toResult(message, names));
-        break;
+  const list = messagesArgument('toAiSdkMessages', messages);
+  return readArgument('toAiSdkMessages', 'messages', () => {
+    const names = new Map<string, string>();
+    const out: AiSdkMessage[] = [];
+    let results: AiSdkToolResultPart[] | null = null;
+    for (const message of list) {
+      if (message.role !== 'tool') results = null;
+      switch (message.role) {
+        case 'system':
+        case 'developer':
+          out.push({ role: 'system', content: textOf(message.content) });
+          break;
+        case 'user':
+          out.push({
+            role: 'user',
+            content: typeof message.content === 'string' ? message.content : message.content.map(toPart),
+          });
+          break;
+        case 'assistant':
+          for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
+          out.push(toAssistant(message));
+          break;
+        case 'tool':
+          results ??= pushToolMessage(out);
+          results.push(toResult(message, names));
+          break;
+      }
     }
-  }
-  return out;
+    return out;
+  });
 }
 
 function pushToolMessage(out: AiSdkMessage[]): AiSdkToolResultPart[] {

@@ -1,7 +1,10 @@
 /**
  * Converters between Anthropic Messages and the canonical (OpenAI Chat Completions) model.
  */
+
+import { readArgument, readOptions } from '../../invalid-argument.js';
 import { argumentsJson, onlyText, parseArguments, partsOf, textOf } from './content.js';
+import { messagesArgument } from './detect-format.js';
 import { isObj } from './turns.js';
 import type {
   AnthropicMessage,
@@ -64,12 +67,16 @@ export function fromAnthropicMessages(
   messages: readonly AnthropicMessage[],
   options: { readonly system?: string } = {},
 ): ChatMessage[] {
-  const chat: ChatMessage[] = options.system === undefined ? [] : [{ role: 'system', content: options.system }];
-  for (const message of messages) {
-    if (message.role === 'assistant') chat.push(fromAssistant(message.content));
-    else fromUser(message.content, chat);
-  }
-  return chat;
+  const list = messagesArgument('fromAnthropicMessages', messages);
+  const { system } = readOptions('fromAnthropicMessages', options, ['system']);
+  return readArgument('fromAnthropicMessages', 'messages', () => {
+    const chat: ChatMessage[] = system === undefined ? [] : [{ role: 'system', content: system }];
+    for (const message of list) {
+      if (message.role === 'assistant') chat.push(fromAssistant(message.content));
+      else fromUser(message.content, chat);
+    }
+    return chat;
+  });
 }
 
 function toBlock(part: ContentPart): Block {
@@ -109,36 +116,39 @@ export function toAnthropicMessages(messages: readonly ChatMessage[]): {
   system: string | undefined;
   messages: AnthropicMessage[];
 } {
-  const system: string[] = [];
-  const out: AnthropicMessage[] = [];
-  let results: Block[] | null = null;
-  for (const message of messages) {
-    switch (message.role) {
-      case 'system':
-      case 'developer':
-        system.push(textOf(message.content));
-        break;
-      case 'assistant':
-        results = null;
-        out.push(toAssistant(message));
-        break;
-      case 'tool':
-        if (results === null) {
-          results = [];
-          out.push({ role: 'user', content: results });
-        }
-        results.push({ type: 'tool_result', tool_use_id: message.tool_call_id, content: textOf(message.content) });
-        break;
-      case 'user':
-        if (results === null)
-          out.push({
-            role: 'user',
-            content: typeof message.content === 'string' ? message.content : message.content.map(toBlock),
-          });
-        else results.push(...partsOf(message.content).map(toBlock));
-        results = null;
-        break;
+  const list = messagesArgument('toAnthropicMessages', messages);
+  return readArgument('toAnthropicMessages', 'messages', () => {
+    const system: string[] = [];
+    const out: AnthropicMessage[] = [];
+    let results: Block[] | null = null;
+    for (const message of list) {
+      switch (message.role) {
+        case 'system':
+        case 'developer':
+          system.push(textOf(message.content));
+          break;
+        case 'assistant':
+          results = null;
+          out.push(toAssistant(message));
+          break;
+        case 'tool':
+          if (results === null) {
+            results = [];
+            out.push({ role: 'user', content: results });
+          }
+          results.push({ type: 'tool_result', tool_use_id: message.tool_call_id, content: textOf(message.content) });
+          break;
+        case 'user':
+          if (results === null)
+            out.push({
+              role: 'user',
+              content: typeof message.content === 'string' ? message.content : message.content.map(toBlock),
+            });
+          else results.push(...partsOf(message.content).map(toBlock));
+          results = null;
+          break;
+      }
     }
-  }
-  return { system: system.length === 0 ? undefined : system.join('\n\n'), messages: out };
+    return { system: system.length === 0 ? undefined : system.join('\n\n'), messages: out };
+  });
 }

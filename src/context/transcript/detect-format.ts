@@ -1,6 +1,7 @@
 /**
  * Telling the three transcript formats apart.
  */
+import { arrayArgument, InvalidArgumentError, readArgument } from '../../invalid-argument.js';
 import { aiSdkFormat } from './format-ai-sdk.js';
 import { anthropicFormat } from './format-anthropic.js';
 import { openAiFormat } from './format-openai.js';
@@ -40,11 +41,22 @@ function signal(message: unknown): TranscriptFormat | undefined {
  * detectTranscriptFormat([{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: {} }] }]); // 'anthropic'
  */
 export function detectTranscriptFormat(messages: readonly unknown[]): TranscriptFormat {
-  for (const message of messages) {
-    const format = signal(message);
-    if (format !== undefined) return format;
-  }
-  return 'openai';
+  return detectAs('detectTranscriptFormat', messagesArgument('detectTranscriptFormat', messages));
+}
+
+function detectAs(fn: string, messages: readonly unknown[]): TranscriptFormat {
+  return readArgument(fn, 'messages', () => {
+    for (const message of messages) {
+      const format = signal(message);
+      if (format !== undefined) return format;
+    }
+    return 'openai';
+  });
+}
+
+/** `messages` when it is an array; otherwise throws `InvalidArgumentError` naming `fn`. */
+export function messagesArgument<T>(fn: string, messages: readonly T[]): readonly T[] {
+  return arrayArgument(fn, 'messages', messages);
 }
 
 const ADAPTERS: Readonly<Record<TranscriptFormat, FormatAdapter>> = {
@@ -53,13 +65,19 @@ const ADAPTERS: Readonly<Record<TranscriptFormat, FormatAdapter>> = {
   anthropic: anthropicFormat,
 };
 
-/** The adapter of `format`, or of the detected format of `messages`. */
-export function adapterFor(messages: readonly unknown[], format: TranscriptFormat | undefined): FormatAdapter {
-  const chosen = format ?? detectTranscriptFormat(messages);
-  const adapter = ADAPTERS[chosen];
+/** The adapter of `format`, or of the detected format of `messages`; `fn` is named in errors. */
+export function adapterFor(
+  fn: string,
+  messages: readonly unknown[],
+  format: TranscriptFormat | undefined,
+): FormatAdapter {
+  const chosen = format ?? detectAs(fn, messages);
+  const adapter = typeof chosen === 'string' && Object.hasOwn(ADAPTERS, chosen) ? ADAPTERS[chosen] : undefined;
   if (adapter === undefined) {
-    throw new RangeError(
-      `Unknown transcript format \`${String(chosen)}\` (expected \`openai\`, \`ai-sdk\` or \`anthropic\`)`,
+    throw new InvalidArgumentError(
+      fn,
+      'options.format',
+      `is \`${String(chosen)}\`, not a transcript format (expected \`openai\`, \`ai-sdk\` or \`anthropic\`)`,
     );
   }
   return adapter;

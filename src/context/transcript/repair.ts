@@ -1,10 +1,11 @@
 /**
  * `repairTranscript`: a new transcript that passes `validateTranscript`, and the list of changes.
  */
+import { InvalidArgumentError, readArgument, readOptions } from '../../invalid-argument.js';
 import { blockOwners } from './analyze.js';
-import { adapterFor } from './detect-format.js';
+import { adapterFor, messagesArgument } from './detect-format.js';
 import { planRepair, type RepairPlan, type UnansweredPolicy } from './repair-plan.js';
-import type { FormatAdapter, OutResult, Turn, TurnEdit } from './turns.js';
+import { type FormatAdapter, isObj, type OutResult, stripMessage, type Turn, type TurnEdit } from './turns.js';
 import type { TranscriptChange, TranscriptFormat } from './types.js';
 
 /** Options of {@link repairTranscript}. */
@@ -60,7 +61,9 @@ function write(turns: readonly Turn[], owners: Int32Array, adapter: FormatAdapte
     if (inline) pending = NONE;
     if (unchanged(turn, edit)) output.push(turn.source);
     else {
-      const written = adapter.write(turn, edit);
+      // Every written message is stripped last, whatever the format keeps: a repair reports an
+      // artifact only when it removes it (a `tool_calls` key an Anthropic message should not have).
+      const written = adapter.write(turn, edit).map((message) => (isObj(message) ? stripMessage(message) : message));
       if (written.length === 0 && turn.role === 'assistant') {
         plan.changes.push({
           kind: 'dropped_empty_message',
@@ -89,7 +92,9 @@ function write(turns: readonly Turn[], owners: Int32Array, adapter: FormatAdapte
  * results included; `index` fields are set to the call's position; parse artifacts are stripped.
  * An unanswered call is dropped or answered with a result saying it was NOT executed — never a
  * fabricated success. Every change is listed in `changes`; the output always passes
- * `validateTranscript`, and repairing it again changes nothing.
+ * `validateTranscript`, and repairing it again changes nothing. Messages that are not an array, bad
+ * options, or messages whose getters throw are refused with `InvalidArgumentError`
+ * (`invalid_argument`).
  *
  * @example
  * const { messages, changes } = repairTranscript(history, { unanswered: 'synthesize' });
@@ -99,15 +104,26 @@ export function repairTranscript<M>(
   messages: readonly M[],
   options: RepairTranscriptOptions = {},
 ): TranscriptRepair<M> {
-  const unanswered = options.unanswered ?? 'synthesize';
+  const list = messagesArgument('repairTranscript', messages);
+  const read = readOptions('repairTranscript', options, ['unanswered', 'format']);
+  const unanswered = read.unanswered ?? 'synthesize';
   if (unanswered !== 'drop' && unanswered !== 'synthesize') {
-    throw new RangeError(`\`unanswered\` must be \`drop\` or \`synthesize\`, got \`${String(unanswered)}\``);
+    throw new InvalidArgumentError(
+      'repairTranscript',
+      'options.unanswered',
+      `must be \`drop\` or \`synthesize\`, got \`${String(unanswered)}\``,
+    );
   }
-  const adapter = adapterFor(messages, options.format);
-  const turns = messages.map((message, index) => adapter.read(message, index));
-  const owners = blockOwners(turns, adapter);
-  const plan = planRepair(turns, owners, adapter, unanswered);
-  const repaired = write(turns, owners, adapter, plan) as M[];
-  const changes = plan.changes.sort((a, b) => a.index - b.index);
+  const adapter = adapterFor('repairTranscript', list, read.format);
+  // Messages are the caller's: a getter or Proxy trap that throws is refused as an argument error.
+  const { repaired, changes } = readArgument('repairTranscript', 'messages', () => {
+    const turns = list.map((message, index) => adapter.read(message, index));
+    const owners = blockOwners(turns, adapter);
+    const plan = planRepair(turns, owners, adapter, unanswered);
+    return {
+      repaired: write(turns, owners, adapter, plan) as M[],
+      changes: plan.changes.sort((a, b) => a.index - b.index),
+    };
+  });
   return { messages: repaired, changes, format: adapter.format };
 }

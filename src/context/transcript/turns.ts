@@ -177,18 +177,41 @@ export function invalidTurn(message: unknown, index: number): Turn {
   return { index, source: message, role: null, rawRole, calls: NONE, results: NONE, artifacts: NONE };
 }
 
-/** A message without artifact keys, on itself and on the parts of an array `content`. */
-export function stripMessage(message: Obj): Obj {
-  const stripped = strip(message);
-  const { content } = stripped;
-  if (!Array.isArray(content)) return stripped;
+function stripEach(list: readonly unknown[], inner: (value: Obj) => Obj): readonly unknown[] {
   let changed = false;
-  const parts = content.map((part: unknown) => {
-    const next = isObj(part) ? strip(part) : part;
-    if (next !== part) changed = true;
+  const out = list.map((item: unknown) => {
+    const next = isObj(item) ? inner(item) : item;
+    if (next !== item) changed = true;
     return next;
   });
-  return changed ? { ...stripped, content: parts } : stripped;
+  return changed ? out : list;
+}
+
+function stripCall(call: Obj): Obj {
+  const stripped = strip(call);
+  const fn = stripped.function;
+  if (!isObj(fn)) return stripped;
+  const next = strip(fn);
+  return next === fn ? stripped : { ...stripped, function: next };
+}
+
+/**
+ * A message without artifact keys wherever {@link findArtifacts} looks: on itself, on the parts of
+ * an array `content`, on each element of an array `tool_calls` and on its `function`. The same
+ * object when it has none, so a repair strips exactly what validation reports.
+ */
+export function stripMessage(message: Obj): Obj {
+  let out = strip(message);
+  const { content, tool_calls: calls } = out;
+  if (Array.isArray(content)) {
+    const parts = stripEach(content, strip);
+    if (parts !== content) out = { ...out, content: parts };
+  }
+  if (Array.isArray(calls)) {
+    const next = stripEach(calls, stripCall);
+    if (next !== calls) out = { ...out, tool_calls: next };
+  }
+  return out;
 }
 
 /** A written call: `source` without artifacts, with its new id and, when it had one, its new index. */

@@ -1,9 +1,11 @@
 /**
  * `validateTranscript`: every structural problem of a tool-calling transcript, as data.
  */
+
+import { readArgument, readOptions } from '../../invalid-argument.js';
 import { TranscriptError } from '../errors.js';
 import { blockOwners, countFamilies, familyOf, familyPrefix } from './analyze.js';
-import { adapterFor } from './detect-format.js';
+import { adapterFor, messagesArgument } from './detect-format.js';
 import type { Turn } from './turns.js';
 import type { TranscriptFormat, TranscriptIssue, TranscriptIssueCode, TranscriptValidation } from './types.js';
 
@@ -156,7 +158,8 @@ export function findIssues(turns: readonly Turn[], owners: Int32Array): Transcri
  * `misplaced_tool_result` (declared, but not in the result block right after the declaring message),
  * `unanswered_tool_call` (no result in that block) and `parsed_artifact` (a key only SDK parse
  * helpers add: `parsed`, `parsed_arguments`, `parsed_output`, on a message, a content part, a tool
- * call or its `function`).
+ * call or its `function`). Issues are data; only a call it cannot read throws: messages that are not
+ * an array, bad options or a getter that throws raise `InvalidArgumentError` (`invalid_argument`).
  *
  * @example
  * const { ok, issues } = validateTranscript([
@@ -169,14 +172,21 @@ export function validateTranscript(
   messages: readonly unknown[],
   options: ValidateTranscriptOptions = {},
 ): TranscriptValidation {
-  const adapter = adapterFor(messages, options.format);
-  const turns = messages.map((message, index) => adapter.read(message, index));
-  const issues = findIssues(turns, blockOwners(turns, adapter));
+  return validateAs('validateTranscript', messages, options);
+}
+
+function validateAs(fn: string, messages: readonly unknown[], options: ValidateTranscriptOptions | undefined) {
+  const list = messagesArgument(fn, messages);
+  const adapter = adapterFor(fn, list, readOptions(fn, options, ['format']).format);
+  const issues = readArgument(fn, 'messages', () => {
+    const turns = list.map((message, index) => adapter.read(message, index));
+    return findIssues(turns, blockOwners(turns, adapter));
+  });
   return { ok: issues.length === 0, format: adapter.format, issues };
 }
 
 /** Like {@link validateTranscript}, but throws {@link TranscriptError} listing the issues. */
 export function assertTranscript(messages: readonly unknown[], options: ValidateTranscriptOptions = {}): void {
-  const { issues } = validateTranscript(messages, options);
+  const { issues } = validateAs('assertTranscript', messages, options);
   if (issues.length > 0) throw new TranscriptError(issues);
 }

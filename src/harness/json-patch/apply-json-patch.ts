@@ -7,7 +7,7 @@ import { jsonEquals } from './json-equals.js';
 import { JsonPatchError } from './json-patch-error.js';
 import { type JsonPatchLimits, resolveJsonPatchLimits } from './json-patch-limits.js';
 import { measureJson, stringBytes } from './json-size.js';
-import { type ParsedOperation, parsePatch } from './parse-patch.js';
+import { type ParsedOperation, parsePatch, unreadable } from './parse-patch.js';
 import { walkError } from './walk-error.js';
 import { type Target, WorkingDocument } from './working-document.js';
 
@@ -146,7 +146,8 @@ function applyOperation(
  * operations, patch bytes, pointer depth, value bytes and nesting), then the document (plain JSON,
  * within `maxDocumentBytes`), then the operations run in order, then the result is held to the
  * document limits. Any failure throws a {@link JsonPatchError} naming the operation and the
- * reason, and nothing is returned: a patch applies completely or not at all.
+ * reason, and nothing is returned: a patch applies completely or not at all. Limits that are not an
+ * object are `invalid_limits`; a getter or Proxy trap that throws is `non_json_value`.
  *
  * The result shares every subtree the patch did not touch with `document`, and holds the patch's
  * values by reference: treat all three as immutable (clone the result before writing to it).
@@ -160,6 +161,14 @@ function applyOperation(
  * ]); // { items: ['a', 'b'] }
  */
 export function applyJsonPatch(document: unknown, patch: unknown, limits?: Partial<JsonPatchLimits>): JsonValue {
+  try {
+    return applyChecked(document, patch, limits);
+  } catch (error) {
+    throw unreadable(error, 'the document or the patch', null);
+  }
+}
+
+function applyChecked(document: unknown, patch: unknown, limits: Partial<JsonPatchLimits> | undefined): JsonValue {
   const resolved = resolveJsonPatchLimits(limits);
   const operations = parsePatch(patch, resolved);
   const bound: SizeBound = measure(document, resolved, 'the document');

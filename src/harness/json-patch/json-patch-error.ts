@@ -16,9 +16,9 @@ export const JSON_PATCH_ERROR_CODE = {
   testFailed: 'test_failed',
   /** A limit of {@link JsonPatchLimits} was exceeded (see `limit`). */
   limitExceeded: 'limit_exceeded',
-  /** The document or a patch value holds something JSON cannot represent. */
+  /** The document or a patch value holds something JSON cannot represent, or cannot be read (a getter or Proxy trap that throws). */
   nonJsonValue: 'non_json_value',
-  /** The limits passed to `applyJsonPatch` are not numbers it can enforce. */
+  /** The limits passed to `applyJsonPatch` are not an object of numbers it can enforce. */
   invalidLimits: 'invalid_limits',
 } as const;
 
@@ -38,7 +38,13 @@ export interface JsonPatchErrorInit {
 
 function describeOperation(operation: unknown): string {
   if (typeof operation !== 'object' || operation === null) return '';
-  const { op, path } = operation as { op?: unknown; path?: unknown };
+  let op: unknown;
+  let path: unknown;
+  try {
+    ({ op, path } = operation as { op?: unknown; path?: unknown });
+  } catch {
+    return ''; // a getter that throws: the reason says so
+  }
   const name = typeof op === 'string' ? ` \`${op.slice(0, 32)}\`` : '';
   const at = typeof path === 'string' ? ` at \`${path === '' ? '""' : path.slice(0, 200)}\`` : '';
   return name + at;

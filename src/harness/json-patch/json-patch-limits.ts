@@ -36,7 +36,17 @@ export const DEFAULT_JSON_PATCH_LIMITS: Readonly<JsonPatchLimits> = Object.freez
 const NESTING_CEILING = 2_000;
 
 function pick(limits: Partial<JsonPatchLimits>, name: keyof JsonPatchLimits): number {
-  const value: unknown = limits[name];
+  let value: unknown;
+  try {
+    value = limits[name];
+  } catch (cause) {
+    throw new JsonPatchError({
+      code: 'invalid_limits',
+      reason: `limit \`${name}\` cannot be read`,
+      limit: name,
+      cause,
+    });
+  }
   if (value === undefined) return DEFAULT_JSON_PATCH_LIMITS[name];
   if (
     typeof value === 'number' &&
@@ -54,6 +64,10 @@ function pick(limits: Partial<JsonPatchLimits>, name: keyof JsonPatchLimits): nu
 /** Merge `limits` over the defaults and check every value is enforceable. */
 export function resolveJsonPatchLimits(limits: Partial<JsonPatchLimits> | undefined): JsonPatchLimits {
   if (limits === undefined) return DEFAULT_JSON_PATCH_LIMITS;
+  if (typeof limits !== 'object' || limits === null || Array.isArray(limits)) {
+    const got = limits === null ? '`null`' : Array.isArray(limits) ? 'an array' : `a ${typeof limits}`;
+    throw new JsonPatchError({ code: 'invalid_limits', reason: `the limits must be an object or omitted, got ${got}` });
+  }
   // Field by field, no loop: this runs on every call, and small patches should not pay for it.
   const resolved: JsonPatchLimits = {
     maxOperations: pick(limits, 'maxOperations'),

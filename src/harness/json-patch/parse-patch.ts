@@ -199,6 +199,21 @@ function readOperation(reader: PatchReader, raw: unknown, index: number): Parsed
   };
 }
 
+/**
+ * `error` when it is a {@link JsonPatchError}; anything else was thrown by the caller's value (a
+ * getter or Proxy trap) and becomes `non_json_value`, naming `what` and the operation.
+ */
+export function unreadable(error: unknown, what: string, operationIndex: number | null): unknown {
+  if (error instanceof JsonPatchError) return error;
+  const detail = error instanceof Error ? `: ${error.message.slice(0, 200)}` : '';
+  return new JsonPatchError({
+    code: 'non_json_value',
+    reason: `${what} cannot be read (a getter or Proxy trap threw${detail})`,
+    operationIndex,
+    cause: error,
+  });
+}
+
 /** Check `patch` as a whole; throws {@link JsonPatchError} naming the first operation at fault. */
 export function parsePatch(patch: unknown, limits: JsonPatchLimits): ParsedOperation[] {
   if (!Array.isArray(patch)) {
@@ -214,6 +229,12 @@ export function parsePatch(patch: unknown, limits: JsonPatchLimits): ParsedOpera
   }
   const reader = new PatchReader(limits, count === 0 ? 2 : count + 1);
   const operations: ParsedOperation[] = new Array(count);
-  for (let i = 0; i < count; i++) operations[i] = readOperation(reader, patch[i], i);
+  for (let i = 0; i < count; i++) {
+    try {
+      operations[i] = readOperation(reader, patch[i], i);
+    } catch (error) {
+      throw unreadable(error, 'the operation', i);
+    }
+  }
   return operations;
 }

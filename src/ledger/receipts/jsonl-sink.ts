@@ -12,6 +12,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open as openFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { canonicalJson } from '../../core/canonical-json.js';
+import { InvalidArgumentError, kindOf, optionsOf } from '../../invalid-argument.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './errors.js';
 import { readJsonlLines } from './jsonl-lines.js';
 import { acquireJsonlLock } from './jsonl-lock.js';
@@ -70,7 +71,12 @@ function parseNext(path: string, text: string, lineNumber: number, head: Receipt
  * const sink = createJsonlReceiptSink({ path: '.hyphae/receipts.jsonl' });
  * const ledger = createLedger({ storage, agentId, policyVersion, receipts: { sink, signer } });
  */
-export function createJsonlReceiptSink(options: JsonlReceiptSinkOptions): JsonlReceiptSink {
+export function createJsonlReceiptSink(given: JsonlReceiptSinkOptions): JsonlReceiptSink {
+  const options = optionsOf('createJsonlReceiptSink', given);
+  if (typeof options.path !== 'string' || options.path === '') {
+    const problem = `must be a non-empty string, got ${kindOf(options.path)}`;
+    throw new InvalidArgumentError('createJsonlReceiptSink', 'options.path', problem);
+  }
   const path = resolve(options.path);
   const location = `jsonl:${path}`;
   const lockTimeoutMs = options.lockTimeoutMs ?? 10_000;

@@ -12,6 +12,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GuardError } from '../../errors.js';
+import { objectArgument, optionsOf, readArgument } from '../../invalid-argument.js';
 import { ReceiptSinkUnavailableError } from './errors.js';
 import {
   type ChainHead,
@@ -55,6 +56,16 @@ export interface ReceiptWriterOptions {
  * record with a missing field) is refused here, so it can never poison the chain for its readers.
  */
 export function sealReceipt(draft: ReceiptDraft, head: ChainHead, signer: ReceiptSigner): Receipt {
+  objectArgument('sealReceipt', 'draft', draft);
+  objectArgument('sealReceipt', 'head', head);
+  objectArgument('sealReceipt', 'signer', signer);
+  // Read once here: a getter that throws is the caller's argument, not a signing failure.
+  const copy = readArgument('sealReceipt', 'draft', () => ({ ...draft }));
+  const at = readArgument('sealReceipt', 'head', () => ({ seq: head.seq, hash: head.hash }));
+  return seal(copy, at, signer);
+}
+
+function seal(draft: ReceiptDraft, head: ChainHead, signer: ReceiptSigner): Receipt {
   const unsigned: UnsignedReceipt = {
     ...draft,
     schema: RECEIPT_SCHEMA,
@@ -77,7 +88,8 @@ export function sealReceipt(draft: ReceiptDraft, head: ChainHead, signer: Receip
  * const writer = createReceiptWriter({ sink: createMemoryReceiptSink(), signer });
  * await writer.write(draft); // { status: 'appended', receipt: { seq: 1, prev: null, … } }
  */
-export function createReceiptWriter(options: ReceiptWriterOptions): ReceiptWriter {
+export function createReceiptWriter(given: ReceiptWriterOptions): ReceiptWriter {
+  const options = optionsOf('createReceiptWriter', given);
   const { sink, signer } = options;
   const maxAttempts = options.maxAttempts ?? 50;
   /** The head as this writer last saw it; refreshed from the sink when another writer moved it. */

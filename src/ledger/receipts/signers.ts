@@ -12,6 +12,7 @@ import {
   timingSafeEqual,
   verify,
 } from 'node:crypto';
+import { optionsOf } from '../../invalid-argument.js';
 import { ReceiptKeyError } from './errors.js';
 
 /** The signature algorithms a receipt can be signed with. */
@@ -86,7 +87,8 @@ function hmacVerifier(secret: KeyObject) {
  * @example
  * const signer = createHmacSigner({ key: process.env.HYPHAE_RECEIPT_KEY ?? '', keyId: 'receipts-2026-07' });
  */
-export function createHmacSigner(options: { readonly key: KeyInput; readonly keyId: string }): ReceiptSigner {
+export function createHmacSigner(given: { readonly key: KeyInput; readonly keyId: string }): ReceiptSigner {
+  const options = optionsOf('createHmacSigner', given);
   const keyId = checkKeyId(options.keyId);
   const secret = secretKey(options.key, keyId);
   return Object.freeze({
@@ -98,7 +100,8 @@ export function createHmacSigner(options: { readonly key: KeyInput; readonly key
 }
 
 /** A verification key for receipts signed with {@link createHmacSigner}: the same secret and key id. */
-export function createHmacVerifier(options: { readonly key: KeyInput; readonly keyId: string }): ReceiptKey {
+export function createHmacVerifier(given: { readonly key: KeyInput; readonly keyId: string }): ReceiptKey {
+  const options = optionsOf('createHmacVerifier', given);
   const keyId = checkKeyId(options.keyId);
   return Object.freeze({
     keyId,
@@ -146,10 +149,11 @@ function ed25519Verifier(publicKey: KeyObject) {
  * const signer = createEd25519Signer({ privateKey, keyId: 'receipts-ed-1' });
  * const key = createEd25519Verifier({ publicKey, keyId: 'receipts-ed-1' });
  */
-export function createEd25519Signer(options: {
+export function createEd25519Signer(given: {
   readonly privateKey: KeyInput;
   readonly keyId: string;
 }): ReceiptSigner & { readonly publicKey: KeyObject } {
+  const options = optionsOf('createEd25519Signer', given);
   const keyId = checkKeyId(options.keyId);
   const privateKey = asymmetricKey(options.privateKey, keyId, 'private');
   const publicKey = createPublicKey(privateKey);
@@ -163,7 +167,8 @@ export function createEd25519Signer(options: {
 }
 
 /** A verification key for receipts signed with {@link createEd25519Signer}, from the public key. */
-export function createEd25519Verifier(options: { readonly publicKey: KeyInput; readonly keyId: string }): ReceiptKey {
+export function createEd25519Verifier(given: { readonly publicKey: KeyInput; readonly keyId: string }): ReceiptKey {
+  const options = optionsOf('createEd25519Verifier', given);
   const keyId = checkKeyId(options.keyId);
   return Object.freeze({
     keyId,
@@ -181,7 +186,8 @@ export interface ReceiptKeySettings {
 }
 
 /** A signer from configuration-shaped settings. */
-export function createReceiptSigner(settings: ReceiptKeySettings): ReceiptSigner {
+export function createReceiptSigner(given: ReceiptKeySettings): ReceiptSigner {
+  const settings = optionsOf('createReceiptSigner', given, false, 'settings');
   switch (settings.algorithm) {
     case 'hmac-sha256':
       return createHmacSigner({ key: settings.key, keyId: settings.keyId });

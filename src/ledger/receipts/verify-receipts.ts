@@ -7,6 +7,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { codeList } from '../../core/code-list.js';
+import { InvalidArgumentError, kindOf, readArgument, readOptions } from '../../invalid-argument.js';
+import { ReceiptSinkUnavailableError } from './errors.js';
 import { readJsonlLines } from './jsonl-lines.js';
 import { type ChainHead, type Receipt, receiptHash, receiptShapeProblem, signingPayload } from './receipt.js';
 import type { ReceiptSink } from './receipt-sink.js';
@@ -115,9 +117,62 @@ function itemsOf(source: ReceiptSource): AsyncGenerator<Item> {
   return valueItems(source as Iterable<unknown> | AsyncIterable<unknown>);
 }
 
-function keyIndex(keys: ReceiptKey | readonly ReceiptKey[]): Map<string, ReceiptKey> {
-  const list: readonly ReceiptKey[] = Array.isArray(keys) ? keys : [keys as ReceiptKey];
-  return new Map(list.map((key) => [key.keyId, key]));
+const FN = 'verifyReceipts';
+
+function keyIndex(keys: unknown): Map<string, ReceiptKey> {
+  if (keys === undefined) throw new InvalidArgumentError(FN, 'options.keys', 'is required: the verification keys');
+  const list: readonly unknown[] = Array.isArray(keys) ? keys : [keys];
+  if (list.length === 0) throw new InvalidArgumentError(FN, 'options.keys', 'is empty: pass at least one key');
+  return readArgument(FN, 'options.keys', () => {
+    const index = new Map<string, ReceiptKey>();
+    for (const key of list) {
+      const { keyId, verify } = (typeof key === 'object' && key !== null ? key : {}) as Partial<ReceiptKey>;
+      if (typeof keyId !== 'string' || typeof verify !== 'function') {
+        const problem = `must hold receipt keys (a \`keyId\` and a \`verify\` function), got ${kindOf(key)}`;
+        throw new InvalidArgumentError(FN, 'options.keys', problem);
+      }
+      index.set(keyId, key as ReceiptKey);
+    }
+    return index;
+  });
+}
+
+function checkSource(source: unknown): ReceiptSource {
+  const ok =
+    typeof source === 'string' ||
+    (typeof source === 'object' &&
+      source !== null &&
+      readArgument(
+        FN,
+        'source',
+        () => Symbol.iterator in source || Symbol.asyncIterator in source || 'readAll' in source,
+      ));
+  if (!ok) {
+    const problem = `must be a JSONL file path, a receipt sink or an iterable of receipts, got ${kindOf(source)}`;
+    throw new InvalidArgumentError(FN, 'source', problem);
+  }
+  return source as ReceiptSource;
+}
+
+function checkAnchor(anchor: unknown): ReceiptAnchor | undefined {
+  if (anchor === undefined) return undefined;
+  const { seq, hash } = readOptions(FN, anchor as ReceiptAnchor, ['seq', 'hash'], 'options.anchor');
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
+    throw new InvalidArgumentError(FN, 'options.anchor.seq', `must be a non-negative integer, got ${kindOf(seq)}`);
+  }
+  if (hash !== undefined && typeof hash !== 'string') {
+    throw new InvalidArgumentError(FN, 'options.anchor.hash', `must be a string, got ${kindOf(hash)}`);
+  }
+  return hash === undefined ? { seq } : { seq, hash };
+}
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code ?? 'unknown';
+    throw new ReceiptSinkUnavailableError(path, `the file cannot be read (\`${code}\`)`, { cause });
+  }
 }
 
 function chainsTo(next: Item | undefined, receipt: Receipt): boolean {
@@ -163,6 +218,14 @@ function checkReceipt(
     return { reason: 'tampered', detail: `the receipt was altered after it was signed: its signature fails` };
   }
   verifiedKeys.add(key.keyId);
+  // Before the position checks: a line written twice also sits at the wrong position, and
+  // "deleted or reordered" would send an operator looking for receipts that were never lost.
+  if (ids.has(receipt.receiptId)) {
+    return {
+      reason: 'duplicate',
+      detail: `receipt id \`${receipt.receiptId}\` (seq ${receipt.seq}) appears twice: a receipt was written again`,
+    };
+  }
   if (receipt.seq !== expected.seq) {
     return {
       reason: 'deleted_or_reordered',
@@ -175,8 +238,6 @@ function checkReceipt(
       detail: `\`prev\` does not match the hash of seq ${expected.seq - 1}: the chain forked or a receipt was replaced`,
     };
   }
-  if (ids.has(receipt.receiptId))
-    return { reason: 'duplicate', detail: `receipt id \`${receipt.receiptId}\` appears twice` };
   return null;
 }
 
@@ -184,6 +245,10 @@ const PROGRESS_EVERY = 2_000;
 
 /**
  * Verify a receipt chain and report the first broken link.
+ *
+ * A chain is data, so every finding is a result; only a call it cannot use rejects: a source, keys
+ * or an anchor of the wrong kind (`InvalidArgumentError`, `invalid_argument`), a file that cannot be
+ * read (`ReceiptSinkUnavailableError`).
  *
  * @param source a JSONL file path, a {@link ReceiptSink}, or receipts in chain order.
  * @example
@@ -194,20 +259,26 @@ export async function verifyReceipts(
   source: ReceiptSource,
   options: VerifyReceiptsOptions,
 ): Promise<VerifyReceiptsResult> {
-  const keys = keyIndex(options.keys);
-  const totalBytes = typeof source === 'string' ? (await stat(source)).size : undefined;
+  const read = readOptions(FN, options, ['keys', 'anchor', 'onProgress']);
+  const keys = keyIndex(read.keys);
+  const checked = checkSource(source);
+  const anchor = checkAnchor(read.anchor);
+  const { onProgress } = read;
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw new InvalidArgumentError(FN, 'options.onProgress', `must be a function, got ${kindOf(onProgress)}`);
+  }
+  const totalBytes = typeof checked === 'string' ? await fileSize(checked) : undefined;
   const progress = (count: number, bytes: number | undefined): void =>
-    options.onProgress?.({
+    onProgress?.({
       count,
       ...(bytes === undefined ? {} : { bytes }),
       ...(totalBytes === undefined ? {} : { totalBytes }),
     });
-  const anchor = options.anchor;
   const ids = new Set<string>();
   const verifiedKeys = new Set<string>();
   let head: ChainHead = { seq: 0, hash: null };
   let anchorHash: string | null = null;
-  const items = itemsOf(source);
+  const items = itemsOf(checked);
   let current = await items.next();
   while (current.done !== true) {
     const item = current.value;

@@ -15,6 +15,7 @@ const change = fc.oneof(
   fc.record({ kind: fc.constant('delete' as const), at: fc.nat(18) }),
   fc.record({ kind: fc.constant('swap' as const), at: fc.nat(18) }),
   fc.record({ kind: fc.constant('truncate' as const), keep: fc.nat(19) }),
+  fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat(19) }),
 );
 
 describe('verifyReceipts, one change anywhere', () => {
@@ -42,6 +43,11 @@ describe('verifyReceipts, one change anywhere', () => {
           case 'truncate':
             receipts.splice(c.keep);
             expected = { seq: c.keep + 1, reasons: ['truncated'] };
+            break;
+          case 'duplicate':
+            // The same line written twice: the copy sits where seq at + 2 belongs.
+            receipts.splice(c.at + 1, 0, chain[c.at]);
+            expected = { seq: c.at + 2, reasons: ['duplicate'] };
             break;
         }
         const anchor = { seq: 20, hash: receiptHash(chain[19] as Receipt) };

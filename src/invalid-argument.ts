@@ -1,0 +1,126 @@
+/**
+ * The error of a public function called with an argument it cannot use, and the checks that raise
+ * it, so `null`, a number, a string or an object whose getters throw is refused with a stable code
+ * rather than a `TypeError` from somewhere inside.
+ */
+import { GuardError, type GuardErrorOptions } from './errors.js';
+
+/**
+ * A public function was called with an argument of the wrong kind, or one that could not be read
+ * (a getter or a Proxy trap that throws): code `invalid_argument`. `fn` and `argument` name it.
+ *
+ * @example
+ * try { repairTranscript(null as never); } catch (error) {
+ *   if (error instanceof InvalidArgumentError) console.log(error.argument); // 'messages'
+ * }
+ */
+export class InvalidArgumentError extends GuardError {
+  /** The function called, `repairTranscript`. */
+  readonly fn: string;
+  /** The parameter at fault, `messages` or `options.format`. */
+  readonly argument: string;
+
+  constructor(fn: string, argument: string, problem: string, options: GuardErrorOptions = {}) {
+    super('invalid_argument', `\`${fn}\`: \`${argument}\` ${problem}`, options);
+    this.fn = fn;
+    this.argument = argument;
+  }
+}
+
+/** What `value` is, in a few words, without reading any of its properties. */
+export function kindOf(value: unknown): string {
+  if (value === null) return '`null`';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return 'a string';
+    case 'number':
+    case 'bigint':
+      return `the number \`${String(value)}\``;
+    case 'boolean':
+      return `\`${String(value)}\``;
+    case 'undefined':
+      return '`undefined`';
+    case 'function':
+      return 'a function';
+    case 'symbol':
+      return 'a symbol';
+    default:
+      return 'an object';
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** `value` when it is an array; otherwise throws {@link InvalidArgumentError}. */
+export function arrayArgument<T>(fn: string, argument: string, value: readonly T[]): readonly T[] {
+  if (!Array.isArray(value)) throw new InvalidArgumentError(fn, argument, `must be an array, got ${kindOf(value)}`);
+  return value;
+}
+
+/** `value` when it is a non-array object; otherwise throws {@link InvalidArgumentError}. */
+export function objectArgument<T extends object>(fn: string, argument: string, value: T): T {
+  if (!isObject(value)) throw new InvalidArgumentError(fn, argument, `must be an object, got ${kindOf(value)}`);
+  return value;
+}
+
+/**
+ * The options object of a call: `{}` when omitted, else a copy of the listed keys, read once here
+ * so a getter that throws is refused as {@link InvalidArgumentError} (and the caller's object is
+ * never read again).
+ */
+export function readOptions<T extends object, K extends keyof T & string>(
+  fn: string,
+  value: T | undefined,
+  keys: readonly K[],
+  argument = 'options',
+): Pick<T, K> {
+  if (value === undefined) return {} as Pick<T, K>;
+  objectArgument(fn, argument, value);
+  const copy: Partial<Pick<T, K>> = {};
+  for (const key of keys) {
+    let field: T[K];
+    try {
+      field = value[key];
+    } catch (cause) {
+      throw new InvalidArgumentError(fn, `${argument}.${key}`, 'cannot be read', { cause });
+    }
+    if (field !== undefined) copy[key] = field;
+  }
+  return copy as Pick<T, K>;
+}
+
+/**
+ * Run `read`, which walks a caller's value; anything but a {@link GuardError} it throws (a getter
+ * or Proxy trap that throws, a value nested past the call stack) becomes an
+ * {@link InvalidArgumentError} naming `argument`, with the original as `cause`.
+ */
+export function readArgument<T>(fn: string, argument: string, read: () => T): T {
+  try {
+    return read();
+  } catch (cause) {
+    if (cause instanceof GuardError) throw cause;
+    const detail = cause instanceof Error ? `: ${cause.message.slice(0, 200)}` : '';
+    throw new InvalidArgumentError(fn, argument, `cannot be read${detail}`, { cause });
+  }
+}
+
+/**
+ * A shallow copy of a factory's options object, taken once at the entry so a getter or Proxy trap
+ * that throws is refused as {@link InvalidArgumentError}, as are `null`, numbers and strings.
+ * `undefined` is refused too unless `optional` (then it is `{}`).
+ */
+export function optionsOf<T extends object>(fn: string, value: T, optional = false, argument = 'options'): T {
+  if (value === undefined) {
+    if (optional) return {} as T;
+    throw new InvalidArgumentError(fn, argument, 'is required');
+  }
+  objectArgument(fn, argument, value);
+  const keys = readArgument(fn, argument, () => Object.keys(value));
+  const copy: Record<string, unknown> = {};
+  for (const key of keys)
+    copy[key] = readArgument(fn, `${argument}.${key}`, () => (value as Record<string, unknown>)[key]);
+  return copy as T;
+}
