@@ -37,6 +37,16 @@ export const LEDGER_ID_ROW = 'ledger_id';
 export const metaTableSql = (meta: string): string =>
   `CREATE TABLE IF NOT EXISTS "${meta}" (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`;
 
+/** A file the stores refuse to open (missing with `create: false`, or emptied); `reason` says why. */
+export class SqliteFileRefusedError extends LedgerStorageCorruptError {
+  readonly reason: string;
+
+  constructor(location: string, reason: string) {
+    super(location, reason);
+    this.reason = reason;
+  }
+}
+
 /** True for the file names SQLite treats as a private, non-durable database. */
 export function isTransientFile(file: string): boolean {
   return file === '' || file === ':memory:';
@@ -94,14 +104,14 @@ export async function openSqliteFile(plan: SqliteFilePlan): Promise<SqliteHandle
     const size = await sizeOf(plan.file);
     if (size === null) {
       if (!plan.create) {
-        throw new LedgerStorageCorruptError(
+        throw new SqliteFileRefusedError(
           plan.location,
           'the file does not exist, and the store was opened with `create: false` (for a ledger that must exist); restore it from a backup',
         );
       }
       await createWhole(opener, plan);
     } else if (size === 0) {
-      throw new LedgerStorageCorruptError(
+      throw new SqliteFileRefusedError(
         plan.location,
         'the file is empty (0 bytes), and a ledger file hyphae created never is: it was truncated; restore it from a backup, or delete it to start a new, empty ledger',
       );

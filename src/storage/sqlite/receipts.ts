@@ -11,12 +11,13 @@
 import { resolve } from 'node:path';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
+import { LedgerStorageUnavailableError } from '../../errors.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
 import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
 import { configureSqlite } from './open-connection.js';
-import { isTransientFile, metaTableSql, openSqliteFile } from './open-file.js';
+import { isTransientFile, metaTableSql, openSqliteFile, SqliteFileRefusedError } from './open-file.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
 import { checkDriverName } from './sqlite-driver.js';
 import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
@@ -56,11 +57,8 @@ const VERSION_ROW = 'receipts_schema_version';
 
 function mapError(error: unknown, location: string, operation: string): unknown {
   if (error instanceof ReceiptSinkCorruptError || error instanceof ReceiptSinkUnavailableError) return error;
-  const guard = error as { code?: unknown; message?: unknown };
-  if (guard.code === 'ledger_storage_corrupt') {
-    return new ReceiptSinkCorruptError(location, String(guard.message), { cause: error });
-  }
-  if (guard.code === 'ledger_storage_unavailable' || isClosedConnectionError(error)) {
+  if (error instanceof SqliteFileRefusedError) return new ReceiptSinkCorruptError(location, error.reason);
+  if (error instanceof LedgerStorageUnavailableError || isClosedConnectionError(error)) {
     return new ReceiptSinkUnavailableError(location, `\`${operation}\` failed`, { cause: error });
   }
   const code = sqliteErrorCode(error);
