@@ -1,7 +1,13 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { GuardError } from '../../src/errors.js';
 import { createReceiptWriter, verifyReceipts } from '../../src/ledger/receipts/index.js';
 import { nodeSqliteModule } from '../../src/storage/sqlite/load-node-sqlite.js';
 import {
@@ -11,7 +17,10 @@ import {
   type SqliteDriverName,
 } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
+import { workerCommand } from '../helpers/worker-command.js';
 import { draft, hmacPair } from '../ledger/receipts/receipt-helpers.js';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-format-'));
 let files = 0;
@@ -98,22 +107,73 @@ if (nodeSqliteModule() === undefined) {
     });
   });
 
-  describe('both drivers on one file at once', () => {
-    it('give one winner per key when their connections race to create it', async () => {
+  describe('both drivers on one file', () => {
+    it('in one process: the second driver is refused while the first has the file open', async () => {
       const file = freshFile();
-      const stores = [0, 1, 2, 3].map((i) =>
-        createSqliteStorage({ path: file, driver: i % 2 === 0 ? 'node:sqlite' : 'better-sqlite3' }),
-      );
-      await Promise.all(stores.map((store) => store.ensureSchema()));
-      for (let round = 0; round < 20; round += 1) {
-        const key = `race-${round}`;
-        const outcomes = await Promise.all(
-          stores.map((store, i) => store.create(makeTestRecord({ key, owner: `owner-${i}`, ticketKey: `t-${key}` }))),
-        );
-        expect(outcomes.filter((outcome) => outcome.created)).toHaveLength(1);
-        expect(new Set(outcomes.map((outcome) => outcome.record.owner)).size).toBe(1);
+      const first = createSqliteStorage({ path: file, driver: 'node:sqlite' });
+      await first.ensureSchema();
+      const second = createSqliteStorage({ path: file, driver: 'better-sqlite3' });
+      await assert.rejects(second.get('k'), (error: unknown) => {
+        assert.ok(error instanceof GuardError);
+        expect(error.code).toBe('sqlite_driver_conflict');
+        expect(error.message).toContain('is open through `node:sqlite` in this process');
+        return true;
+      });
+      await first.close();
+      expect(await second.get('k')).toBeNull();
+      await second.close();
+    });
+
+    it('across processes: one winner per key when processes of both drivers race to create it', async () => {
+      const file = freshFile();
+      const drivers: SqliteDriverName[] = ['node:sqlite', 'better-sqlite3', 'node:sqlite', 'better-sqlite3'];
+      const contenders = drivers.map((driver, i) => startContender(file, `p${i}`, driver));
+      try {
+        for (const contender of contenders) expect(await contender.nextLine()).toBe('ready');
+        for (let round = 0; round < 10; round += 1) {
+          const key = `race-${round}`;
+          for (const contender of contenders) contender.send(key);
+          const outcomes = await Promise.all(contenders.map(async (c) => JSON.parse(await c.nextLine()) as Outcome));
+          expect(
+            outcomes.filter((outcome) => outcome.created),
+            key,
+          ).toHaveLength(1);
+          expect(new Set(outcomes.map((outcome) => outcome.owner)).size).toBe(1);
+        }
+      } finally {
+        for (const contender of contenders) contender.end();
       }
-      await Promise.all(stores.map((store) => store.close()));
+      await Promise.all(contenders.map((contender) => contender.exited));
     });
   });
+}
+
+interface Outcome {
+  readonly key: string;
+  readonly created: boolean;
+  readonly owner: string;
+}
+
+function startContender(file: string, owner: string, driver: SqliteDriverName) {
+  const { command, args } = workerCommand('sqlite-create-contender');
+  const child = spawn(command, [...args, file, owner, driver], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = once(child, 'exit').then(([code]) => {
+    if (code !== 0) throw new Error(`Contender \`${owner}\` exited with \`${String(code)}\`: ${stderr}`);
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    exited,
+    send: (line: string) => child.stdin.write(`${line}\n`),
+    end: () => child.stdin.end(),
+    async nextLine(): Promise<string> {
+      const ended = exited.then(() => ({ done: true as const, value: undefined }));
+      const line = await Promise.race([lines.next(), ended]);
+      if (line.done === true) throw new Error(`Contender \`${owner}\` ended early: ${stderr}`);
+      return line.value;
+    },
+  };
 }

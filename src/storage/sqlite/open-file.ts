@@ -12,6 +12,7 @@ import { constants } from 'node:fs';
 import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
+import { claimFileForDriver } from './driver-claims.js';
 import type { SqliteDriverName } from './sqlite-database.js';
 import { loadSqliteDriver, type SqliteOpener } from './sqlite-driver.js';
 import type { SqliteHandle } from './sqlite-handle.js';
@@ -96,27 +97,52 @@ async function createWhole(opener: SqliteOpener, plan: SqliteFilePlan): Promise<
 
 /**
  * Open the file of `plan` with its driver. A missing file is created whole (refused with
- * `create: false`); a file of 0 bytes is refused as corrupt.
+ * `create: false`); a file of 0 bytes is refused as corrupt; a file the other driver has open in
+ * this process is refused (`sqlite_driver_conflict`).
  */
 export async function openSqliteFile(plan: SqliteFilePlan): Promise<SqliteHandle> {
   const opener = await loadSqliteDriver(plan.driver);
-  if (!isTransientFile(plan.file)) {
-    const size = await sizeOf(plan.file);
-    if (size === null) {
-      if (!plan.create) {
-        throw new SqliteFileRefusedError(
-          plan.location,
-          'the file does not exist, and the store was opened with `create: false` (for a ledger that must exist); restore it from a backup',
-        );
+  if (isTransientFile(plan.file)) return openOrUnavailable(opener, plan);
+  const release = claimFileForDriver(plan.file, opener.driver);
+  let handle: SqliteHandle;
+  try {
+    await prepareFile(opener, plan);
+    handle = openOrUnavailable(opener, plan);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return {
+    ...handle,
+    close() {
+      try {
+        handle.close();
+      } finally {
+        release();
       }
-      await createWhole(opener, plan);
-    } else if (size === 0) {
+    },
+  };
+}
+
+async function prepareFile(opener: SqliteOpener, plan: SqliteFilePlan): Promise<void> {
+  const size = await sizeOf(plan.file);
+  if (size === null) {
+    if (!plan.create) {
       throw new SqliteFileRefusedError(
         plan.location,
-        'the file is empty (0 bytes), and a ledger file hyphae created never is: it was truncated; restore it from a backup, or delete it to start a new, empty ledger',
+        'the file does not exist, and the store was opened with `create: false` (for a ledger that must exist); restore it from a backup',
       );
     }
+    await createWhole(opener, plan);
+  } else if (size === 0) {
+    throw new SqliteFileRefusedError(
+      plan.location,
+      'the file is empty (0 bytes), and a ledger file hyphae created never is: it was truncated; restore it from a backup, or delete it to start a new, empty ledger',
+    );
   }
+}
+
+function openOrUnavailable(opener: SqliteOpener, plan: SqliteFilePlan): SqliteHandle {
   try {
     return opener.open(plan.file, plan.busyTimeoutMs);
   } catch (cause) {
