@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -8,46 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLedger, LedgerStorageCorruptError } from '../../src/index.js';
 import { createSqliteStorage, type SqliteDatabase, type SqliteStatement } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
+import { checks, damageKeyIndex } from '../helpers/sqlite-damage.js';
 import { SQLITE_DRIVERS } from './sqlite-drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-index-'));
 const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const KEY_INDEX = 'sqlite_autoindex_hyphae_transitions_1';
-
-/** The pragma's rows, for the checks SQLite itself makes of the file. */
-function checks(file: string): { quick: string; integrity: string } {
-  const db = new Database(file);
-  try {
-    const quick = db.pragma('quick_check', { simple: true }) as string;
-    const integrity = db.pragma('integrity_check', { simple: true }) as string;
-    return { quick, integrity };
-  } finally {
-    db.close();
-  }
-}
-
-/**
- * Damage the entry of `key` in the key index (a leaf page while the ledger is small): `at` 'key'
- * flips one bit of the key's text, so a lookup misses it; 'rowid' points it at row `rowid`.
- */
-function damageKeyIndex(file: string, key: string, at: 'key' | { rowid: number }): void {
-  const db = new Database(file);
-  const { rootpage } = db.prepare('SELECT rootpage FROM sqlite_master WHERE name = ?').get(KEY_INDEX) as {
-    rootpage: number;
-  };
-  const pageSize = db.pragma('page_size', { simple: true }) as number;
-  db.close();
-  const bytes = readFileSync(file);
-  const page = bytes.subarray((rootpage - 1) * pageSize, rootpage * pageSize);
-  const offset = page.indexOf(Buffer.from(key, 'utf8'));
-  assert.ok(offset > 0, `key \`${key}\` not found in the index page`);
-  // An index cell is [key text, rowid]: the rowid's one byte follows the 64 characters of the key.
-  if (at === 'key') page[offset + 10] = (page[offset + 10] ?? 0) ^ 0x01;
-  else page[offset + key.length] = at.rowid;
-  writeFileSync(file, bytes);
-}
 
 describe.each(SQLITE_DRIVERS)('a SQLite ledger with a damaged index, through %s', (driver) => {
   it('fails closed on redispatch of three completed calls whose key entries are hidden, running none again', async () => {
