@@ -32,7 +32,7 @@ checks that the receipt key is usable. Prints each item as ok or FAIL, with the 
 
 With --deep, also runs SQLite's full \`PRAGMA integrity_check\` on every SQLite file the config
 names: it reads every index against its table and so finds damage the ledger's own checks may
-not see (a hidden record), at the cost of reading the whole file (about a second per 100k records;
+not see (a hidden record), at the cost of reading the whole file (about 2 s for 100,000 records;
 it only reads, so agents keep running). Run it after a crash of the host, a restore or a copy of
 the file, and on a schedule.
 
