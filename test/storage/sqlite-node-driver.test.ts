@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GuardError } from '../../src/errors.js';
 import { nodeSqliteModule } from '../../src/storage/sqlite/load-node-sqlite.js';
+import { loadSqliteDriver } from '../../src/storage/sqlite/sqlite-driver.js';
 import { createSqliteStorage, type NodeSqliteDatabase } from '../../src/storage/sqlite.js';
 import { describeStorageConformance, makeTestRecord } from '../../src/testing/index.js';
 
@@ -56,6 +57,7 @@ if (sqlite === undefined) {
 
   describe('sqlite storage through node:sqlite', () => {
     it('is the default driver where the runtime has it, in WAL mode with synchronous FULL', async () => {
+      expect((await loadSqliteDriver(undefined)).driver).toBe('node:sqlite');
       const file = join(dir, 'default.db');
       const storage = createSqliteStorage({ path: file });
       await storage.create(makeTestRecord());

@@ -3,8 +3,8 @@
  * optional `better-sqlite3` peer, or the one the caller names.
  */
 import { GuardError } from '../../errors.js';
-import { loadBetterSqlite3 } from './load-better-sqlite3.js';
-import { nodeSqliteModule } from './load-node-sqlite.js';
+import { type BetterSqlite3Module, loadBetterSqlite3 } from './load-better-sqlite3.js';
+import { type NodeSqliteModule, nodeSqliteModule } from './load-node-sqlite.js';
 import type { SqliteDriverName } from './sqlite-database.js';
 import { type SqliteHandle, sqliteHandleOf } from './sqlite-handle.js';
 
@@ -22,8 +22,16 @@ export function checkDriverName(driver: unknown): SqliteDriverName | undefined {
   throw new RangeError(`SQLite \`driver\` must be \`node:sqlite\` or \`better-sqlite3\`, got \`${String(driver)}\``);
 }
 
-function nodeOpener(): SqliteOpener | undefined {
-  const sqlite = nodeSqliteModule();
+/** Where the two drivers come from (tests replace them to stand for another runtime). */
+export interface SqliteDriverSources {
+  readonly nodeSqlite: () => NodeSqliteModule | undefined;
+  readonly importBetterSqlite3?: () => Promise<BetterSqlite3Module>;
+}
+
+const RUNTIME: SqliteDriverSources = { nodeSqlite: nodeSqliteModule };
+
+function nodeOpener(sources: SqliteDriverSources): SqliteOpener | undefined {
+  const sqlite = sources.nodeSqlite();
   if (sqlite === undefined) return undefined;
   return {
     driver: 'node:sqlite',
@@ -31,8 +39,8 @@ function nodeOpener(): SqliteOpener | undefined {
   };
 }
 
-async function betterOpener(): Promise<SqliteOpener> {
-  const Database = await loadBetterSqlite3();
+async function betterOpener(sources: SqliteDriverSources): Promise<SqliteOpener> {
+  const Database = await loadBetterSqlite3(sources.importBetterSqlite3);
   return {
     driver: 'better-sqlite3',
     open: (file, busyTimeoutMs) => sqliteHandleOf(new Database(file, { timeout: busyTimeoutMs })),
@@ -43,9 +51,12 @@ async function betterOpener(): Promise<SqliteOpener> {
  * Load the driver `requested` names, or by default `node:sqlite` when the runtime has it and
  * `better-sqlite3` otherwise. Fails with a `GuardError` naming what to install or choose.
  */
-export async function loadSqliteDriver(requested: SqliteDriverName | undefined): Promise<SqliteOpener> {
-  if (requested === 'better-sqlite3') return betterOpener();
-  const node = nodeOpener();
+export async function loadSqliteDriver(
+  requested: SqliteDriverName | undefined,
+  sources: SqliteDriverSources = RUNTIME,
+): Promise<SqliteOpener> {
+  if (requested === 'better-sqlite3') return betterOpener(sources);
+  const node = nodeOpener(sources);
   if (node !== undefined) return node;
   const runtime = `this is Node.js ${process.versions.node}`;
   if (requested === 'node:sqlite') {
@@ -55,7 +66,7 @@ export async function loadSqliteDriver(requested: SqliteDriverName | undefined):
     );
   }
   try {
-    return await betterOpener();
+    return await betterOpener(sources);
   } catch (error) {
     if (!(error instanceof GuardError)) throw error;
     const problem = error.message.includes('is not installed') ? 'is not installed' : 'could not be loaded';
