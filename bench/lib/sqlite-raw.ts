@@ -1,6 +1,7 @@
 /**
- * The SQLite baseline: the statements the driver runs for one call, executed directly with
- * better-sqlite3 on a table created from the driver's own DDL, with documents of the same size.
+ * The SQLite baseline: the statements the driver runs for one call, executed directly with the
+ * driver's library (better-sqlite3, or node:sqlite's `DatabaseSync`) on a table created from the
+ * driver's own DDL, with documents of the same size.
  *
  * Mirrors `src/storage/sqlite.ts` and `src/storage/sqlite/transition-rows.ts`:
  *   create = BEGIN IMMEDIATE; SELECT by key; SELECT by ticket_key; INSERT; COMMIT
@@ -8,6 +9,8 @@
  *   update = UPDATE … WHERE key = ? AND version = ?   (autocommit)
  */
 import Database from 'better-sqlite3';
+import { nodeSqliteModule } from '../../src/storage/sqlite/load-node-sqlite.js';
+import type { SqliteStatement } from '../../src/storage/sqlite.js';
 import { randomKey } from './random-key.js';
 import { parseDoc, splitWrites, type WrittenDoc } from './written-docs.js';
 
@@ -20,9 +23,15 @@ export interface SqliteSettings {
   readonly busyTimeoutMs: number;
 }
 
-/** The DDL of the driver's transitions table and its indexes, read from a database it created. */
-export function readTransitionsDdl(file: string): string[] {
-  const db = new Database(file, { readonly: true });
+/**
+ * The DDL of the driver's transitions table and its indexes, read from a database it created (with
+ * the library that created it: two SQLite libraries in one process must not share a file).
+ */
+export function readTransitionsDdl(
+  file: string,
+  driver: 'better-sqlite3' | 'node:sqlite' = 'better-sqlite3',
+): string[] {
+  const db = driver === 'node:sqlite' ? nodeSqliteConnection(file, 5000) : betterSqlite3Connection(file, 5000);
   try {
     const rows = db
       .prepare(
@@ -45,12 +54,68 @@ export interface RawSqlite {
   close(): void;
 }
 
+/** A raw connection of either library, and its own way of running a `BEGIN IMMEDIATE` transaction. */
+interface RawConnection {
+  prepare(source: string): SqliteStatement;
+  exec(source: string): unknown;
+  immediate<A extends unknown[]>(fn: (...args: A) => boolean): (...args: A) => boolean;
+  close(): void;
+}
+
+function betterSqlite3Connection(file: string, busyTimeoutMs: number): RawConnection {
+  const db = new Database(file, { timeout: busyTimeoutMs });
+  return {
+    prepare: (source) => db.prepare(source),
+    exec: (source) => db.exec(source),
+    immediate(fn) {
+      const transaction = db.transaction(fn);
+      return (...args) => transaction.immediate(...args);
+    },
+    close: () => db.close(),
+  };
+}
+
+function nodeSqliteConnection(file: string, busyTimeoutMs: number): RawConnection {
+  const sqlite = nodeSqliteModule();
+  if (sqlite === undefined) throw new Error('This runtime has no node:sqlite');
+  const db = new sqlite.DatabaseSync(file, { timeout: busyTimeoutMs });
+  const begin = db.prepare('BEGIN IMMEDIATE');
+  const commit = db.prepare('COMMIT');
+  const rollback = db.prepare('ROLLBACK');
+  return {
+    prepare: (source) => db.prepare(source),
+    exec: (source) => db.exec(source),
+    immediate(fn) {
+      return (...args) => {
+        begin.run();
+        try {
+          const result = fn(...args);
+          commit.run();
+          return result;
+        } catch (error) {
+          rollback.run();
+          throw error;
+        }
+      };
+    },
+    close: () => db.close(),
+  };
+}
+
 /** Open `file` as the driver would, create the table from `ddl` and prepare the driver's statements. */
-export function openRawSqlite(file: string, ddl: readonly string[], settings: SqliteSettings): RawSqlite {
-  const db = new Database(file, { timeout: settings.busyTimeoutMs });
-  db.pragma(`busy_timeout = ${settings.busyTimeoutMs}`);
-  db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${settings.synchronous}`);
+export function openRawSqlite(
+  file: string,
+  ddl: readonly string[],
+  settings: SqliteSettings,
+  driver: 'better-sqlite3' | 'node:sqlite' = 'better-sqlite3',
+): RawSqlite {
+  const db =
+    driver === 'node:sqlite'
+      ? nodeSqliteConnection(file, settings.busyTimeoutMs)
+      : betterSqlite3Connection(file, settings.busyTimeoutMs);
+  db.exec(`PRAGMA busy_timeout = ${settings.busyTimeoutMs}`);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec(`PRAGMA synchronous = ${settings.synchronous}`);
   for (const statement of ddl) db.exec(statement);
 
   const selectByKey = db.prepare(`SELECT ${COLUMNS} FROM ${TABLE} WHERE key = ?`);
@@ -61,7 +126,7 @@ export function openRawSqlite(file: string, ddl: readonly string[], settings: Sq
   const update = db.prepare(
     `UPDATE ${TABLE} SET tool = ?, kind = ?, outcome = ?, updated_at = ?, version = ?, doc = ? WHERE key = ? AND version = ?`,
   );
-  const create = db.transaction((key: string, ticketKey: string, write: WrittenDoc): boolean => {
+  const create = db.immediate((key: string, ticketKey: string, write: WrittenDoc): boolean => {
     if (selectByKey.get(key) !== undefined) return false;
     if (selectByTicket.get(ticketKey) !== undefined) return false;
     insert.run(key, ticketKey, write.tool, write.kind, write.outcome, Date.now(), write.version, write.doc);
@@ -73,7 +138,7 @@ export function openRawSqlite(file: string, ddl: readonly string[], settings: Sq
       const { first, rest } = splitWrites(docs);
       return () => {
         const key = randomKey();
-        if (!create.immediate(key, randomKey(), first)) throw new Error('Raw insert met an existing row');
+        if (!create(key, randomKey(), first)) throw new Error('Raw insert met an existing row');
         let version = first.version;
         for (const write of rest) {
           const changes = update.run(
@@ -86,7 +151,7 @@ export function openRawSqlite(file: string, ddl: readonly string[], settings: Sq
             key,
             version,
           ).changes;
-          if (changes !== 1) throw new Error('Raw CAS update lost');
+          if (Number(changes) !== 1) throw new Error('Raw CAS update lost');
           version = write.version;
         }
       };
@@ -94,10 +159,10 @@ export function openRawSqlite(file: string, ddl: readonly string[], settings: Sq
     replay(doc) {
       const existing = randomKey();
       const stored = parseDoc(doc);
-      create.immediate(existing, randomKey(), stored);
+      create(existing, randomKey(), stored);
       const ticketKey = randomKey();
       return () => {
-        if (create.immediate(existing, ticketKey, stored)) throw new Error('Raw replay inserted a row');
+        if (create(existing, ticketKey, stored)) throw new Error('Raw replay inserted a row');
       };
     },
     close() {

@@ -11,18 +11,23 @@ import {
   type SnapshotStorage,
   SnapshotStorageError,
 } from './snapshot-storage.js';
-import { loadBetterSqlite3 } from './sqlite/load-better-sqlite3.js';
-import { isTransientFile } from './sqlite/open-connection.js';
+import { configureSqlite } from './sqlite/open-connection.js';
+import { isTransientFile, metaTableSql, openSqliteFile } from './sqlite/open-file.js';
 import { sqliteTables } from './sqlite/schema.js';
-import type { SqliteDatabase, SqliteStatement } from './sqlite/sqlite-database.js';
+import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite/sqlite-database.js';
+import { checkDriverName } from './sqlite/sqlite-driver.js';
+import { sqliteErrorCode } from './sqlite/sqlite-error-code.js';
+import { type SqliteHandle, sqliteHandleOf } from './sqlite/sqlite-handle.js';
 
 /** The schema version of the snapshot table this code writes and reads. */
 export const SQLITE_SNAPSHOT_SCHEMA_VERSION = 1;
 const VERSION_ROW = 'snapshots_schema_version';
 const STATUSES: ReadonlySet<string> = new Set(Object.values(RunStatus));
 
-/** Where the snapshots live: a file the driver opens, or a better-sqlite3 `Database` the caller owns. */
-export type SqliteSnapshotStorageOptions = { readonly path: string } | { readonly database: SqliteDatabase };
+/** Where the snapshots live: a file the store opens (with `driver`, as the ledger store), or a database the caller owns. */
+export type SqliteSnapshotStorageOptions =
+  | { readonly path: string; readonly driver?: SqliteDriverName }
+  | { readonly database: AnySqliteDatabase };
 
 /** Tuning of a SQLite snapshot store. */
 export interface SqliteSnapshotStorageSettings {
@@ -50,13 +55,13 @@ interface Statements {
 
 function fail(operation: string, error: unknown, runId?: string): unknown {
   if (error instanceof GuardError) return error;
-  const code = (error as { code?: unknown } | null)?.code;
-  const reason = typeof code === 'string' && code.startsWith('SQLITE_') ? `SQLite \`${code}\`` : 'SQLite failed';
+  const code = sqliteErrorCode(error);
+  const reason = code === undefined ? 'SQLite failed' : `SQLite \`${code}\``;
   return new SnapshotStorageError(operation, reason, runId === undefined ? { cause: error } : { cause: error, runId });
 }
 
-function ensureSchema(db: SqliteDatabase, meta: string, table: string, location: string): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS "${meta}" (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
+function ensureSchema(db: SqliteHandle, meta: string, table: string, location: string): void {
+  db.exec(metaTableSql(meta));
   const row = db.prepare(`SELECT value FROM "${meta}" WHERE name = ?`).get(VERSION_ROW) as
     | { value?: unknown }
     | undefined;
@@ -73,7 +78,7 @@ function ensureSchema(db: SqliteDatabase, meta: string, table: string, location:
       throw new SnapshotStorageError('ensureSchema', `table \`${table}\` of \`${location}\` is missing`);
     return;
   }
-  db.transaction(() => {
+  db.immediate(() => {
     db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (
       run_id TEXT NOT NULL, seq INTEGER NOT NULL, status TEXT NOT NULL, at INTEGER NOT NULL, doc TEXT NOT NULL,
       PRIMARY KEY (run_id, seq))`);
@@ -81,7 +86,7 @@ function ensureSchema(db: SqliteDatabase, meta: string, table: string, location:
       VERSION_ROW,
       String(SQLITE_SNAPSHOT_SCHEMA_VERSION),
     );
-  }).immediate();
+  });
 }
 
 function decode(row: unknown, location: string): RunSnapshot {
@@ -113,8 +118,8 @@ function decode(row: unknown, location: string): RunSnapshot {
 }
 
 /**
- * Create a SQLite snapshot store. With `path`, `better-sqlite3` is loaded on first use and the file
- * runs in WAL mode; `close()` closes it. With `database`, the caller's connection is used and never
+ * Create a SQLite snapshot store. With `path`, the driver is loaded on first use (as for
+ * `createSqliteStorage`) and the file runs in WAL mode; `close()` closes it. With `database`, the caller's connection is used and never
  * closed. Appends take the next `seq` of the run under `BEGIN IMMEDIATE`.
  *
  * @example
@@ -134,19 +139,30 @@ export function createSqliteSnapshotStorage(
     throw new RangeError(`SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``);
   }
   const file = 'path' in options ? (isTransientFile(options.path) ? ':memory:' : resolve(options.path)) : null;
-  const location = file ?? ((options as { database: SqliteDatabase }).database.name || 'sqlite database');
-  let connecting: Promise<{ db: SqliteDatabase; statements: Statements }> | null = null;
+  const driver = 'path' in options ? checkDriverName(options.driver) : undefined;
+  const adopted = 'database' in options ? sqliteHandleOf(options.database) : undefined;
+  const location = file ?? (adopted?.file || 'sqlite database');
+  let connecting: Promise<{ db: SqliteHandle; statements: Statements }> | null = null;
   let closed = false;
 
-  async function open(): Promise<{ db: SqliteDatabase; statements: Statements }> {
-    const db =
-      file === null
-        ? (options as { database: SqliteDatabase }).database
-        : new (await loadBetterSqlite3())(file, { timeout: busyTimeoutMs });
+  async function open(): Promise<{ db: SqliteHandle; statements: Statements }> {
+    let db: SqliteHandle;
     try {
-      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      if (file !== null && file !== ':memory:') db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${synchronous}`);
+      db =
+        adopted ??
+        (await openSqliteFile({
+          file: file as string,
+          driver,
+          busyTimeoutMs,
+          create: true,
+          metaTable: tables.meta,
+          location,
+        }));
+    } catch (error) {
+      throw fail('open', error);
+    }
+    try {
+      configureSqlite(db, { busyTimeoutMs, synchronous, wal: file !== null && file !== ':memory:' });
       ensureSchema(db, tables.meta, table, location);
       const t = `"${table}"`;
       const statements: Statements = {
@@ -165,7 +181,7 @@ export function createSqliteSnapshotStorage(
   async function use<T>(
     operation: string,
     runId: string | undefined,
-    body: (db: SqliteDatabase, s: Statements) => T,
+    body: (db: SqliteHandle, s: Statements) => T,
   ): Promise<T> {
     if (closed)
       throw new SnapshotStorageError(
@@ -195,13 +211,11 @@ export function createSqliteSnapshotStorage(
         snapshot.error === undefined ? { state: snapshot.state } : { state: snapshot.state, error: snapshot.error },
       );
       return use('append', runId, (db, s) =>
-        db
-          .transaction(() => {
-            const { seq } = s.nextSeq.get(runId) as { seq: number };
-            s.insert.run(runId, seq, snapshot.status, snapshot.at, doc);
-            return decode({ run_id: runId, seq, status: snapshot.status, at: snapshot.at, doc }, location);
-          })
-          .immediate(),
+        db.immediate(() => {
+          const { seq } = s.nextSeq.get(runId) as { seq: number };
+          s.insert.run(runId, seq, snapshot.status, snapshot.at, doc);
+          return decode({ run_id: runId, seq, status: snapshot.status, at: snapshot.at, doc }, location);
+        }),
       );
     },
     latest(runId: string) {

@@ -3,14 +3,15 @@
  */
 import { resolve } from 'node:path';
 import { LedgerStorageUnavailableError } from '../errors.js';
-import type { TransitionRecord } from '../ledger/transition-record.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
 import { createdResult, decodeCursor, encodeCursor, encodeRecord, listLimit } from './record-codec.js';
+import { createInTransaction } from './sqlite/create-in-transaction.js';
 import { mapSqliteError } from './sqlite/map-sqlite-error.js';
 import { isTransientFile, openSqliteConnection, type SqliteConnection } from './sqlite/open-connection.js';
-import { sqliteTables } from './sqlite/schema.js';
-import type { SqliteDatabase } from './sqlite/sqlite-database.js';
-import { decodeTransitionRow, insertParams, listWhere, updateParams } from './sqlite/transition-rows.js';
+import { readLedgerId, sqliteTables } from './sqlite/schema.js';
+import type { AnySqliteDatabase, SqliteDriverName } from './sqlite/sqlite-database.js';
+import { checkDriverName } from './sqlite/sqlite-driver.js';
+import { decodeLookup, decodeTransitionRow, listWhere, updateParams } from './sqlite/transition-rows.js';
 
 export {
   createSqliteReceiptSink,
@@ -19,7 +20,15 @@ export {
   type SqliteReceiptSinkOptions,
   type SqliteReceiptSinkSettings,
 } from './sqlite/receipts.js';
-export type { SqliteDatabase, SqliteRunResult, SqliteStatement, SqliteTransaction } from './sqlite/sqlite-database.js';
+export type {
+  AnySqliteDatabase,
+  NodeSqliteDatabase,
+  SqliteDatabase,
+  SqliteDriverName,
+  SqliteRunResult,
+  SqliteStatement,
+  SqliteTransaction,
+} from './sqlite/sqlite-database.js';
 export {
   createSqliteSnapshotStorage,
   SQLITE_SNAPSHOT_SCHEMA_VERSION,
@@ -28,8 +37,13 @@ export {
   type SqliteSnapshotStorageSettings,
 } from './sqlite-snapshots.js';
 
-/** Where the store lives: a file path the driver opens, or a database the caller owns. */
-export type SqliteStorageOptions = { readonly path: string } | { readonly database: SqliteDatabase };
+/**
+ * Where the store lives: a file the driver opens (with `driver`, default `node:sqlite` where the
+ * runtime has it, else `better-sqlite3`), or a database the caller owns (either driver's).
+ */
+export type SqliteStorageOptions =
+  | { readonly path: string; readonly driver?: SqliteDriverName }
+  | { readonly database: AnySqliteDatabase };
 
 /** Tuning of a SQLite store. */
 export interface SqliteStorageSettings {
@@ -42,6 +56,12 @@ export interface SqliteStorageSettings {
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** How long a write waits for another connection's lock before failing. Default 5000. */
   readonly busyTimeoutMs?: number;
+  /**
+   * `true` (default) creates the file and schema when absent. `false` opens only a ledger that
+   * exists: a missing file, or one without the schema, fails closed as `LedgerStorageCorruptError`
+   * instead of starting empty (use it wherever the ledger is known to have been created).
+   */
+  readonly create?: boolean;
 }
 
 /** A {@link LedgerStorage} backed by SQLite. */
@@ -50,37 +70,53 @@ export interface SqliteStorage extends LedgerStorage {
   ensureSchema(): Promise<void>;
   /** The database file (absolute) or the caller's database name, as named in errors. */
   readonly location: string;
+  /** The id written when the ledger was created (null for a ledger created before ids were written). */
+  ledgerId(): Promise<string | null>;
 }
 
 function resolveSource(options: SqliteStorageOptions): { location: string; transient: boolean } {
   if ('database' in options) {
-    const { name, memory } = options.database;
-    return { location: name === undefined || name === '' ? 'sqlite database' : name, transient: memory === true };
+    const db = options.database as { name?: unknown; memory?: unknown; location?: unknown };
+    if (typeof db.location === 'function') {
+      const file = (options.database as { location(): string | null }).location();
+      return { location: file ?? ':memory:', transient: file === null || isTransientFile(file) };
+    }
+    const name = typeof db.name === 'string' ? db.name : '';
+    return { location: name === '' ? 'sqlite database' : name, transient: db.memory === true };
   }
   const transient = isTransientFile(options.path);
   return { location: transient ? ':memory:' : resolve(options.path), transient };
 }
 
-function checkSettings(settings: SqliteStorageSettings): { synchronous: 'FULL' | 'NORMAL'; busyTimeoutMs: number } {
-  const { synchronous = 'FULL', busyTimeoutMs = 5000 } = settings;
+function checkSettings(settings: SqliteStorageSettings): {
+  synchronous: 'FULL' | 'NORMAL';
+  busyTimeoutMs: number;
+  create: boolean;
+} {
+  const { synchronous = 'FULL', busyTimeoutMs = 5000, create = true } = settings;
+  if (typeof create !== 'boolean')
+    throw new RangeError(`SQLite \`create\` must be a boolean, got \`${String(create)}\``);
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
     throw new RangeError(`SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``);
   }
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new RangeError(`SQLite \`busyTimeoutMs\` must be a non-negative integer, got \`${busyTimeoutMs}\``);
   }
-  return { synchronous, busyTimeoutMs };
+  return { synchronous, busyTimeoutMs, create };
 }
 
 /**
  * Create a SQLite ledger store.
  *
- * With `path`, `better-sqlite3` is loaded on first use, the parent directory is created and the
- * connection runs in WAL mode; `close()` closes it. With `database`, the caller's connection is used
- * (its `synchronous` and `busy_timeout` are set, its journal mode is left alone) and never closed.
- * Creates run under `BEGIN IMMEDIATE`; updates are a compare-and-set on the version column.
+ * With `path`, the driver is loaded on first use (`node:sqlite` where the runtime has it, else
+ * `better-sqlite3`; `driver` chooses), the parent directory is created and the connection runs in
+ * WAL mode; `close()` closes it. With `database`, the caller's connection is used (its
+ * `synchronous` and `busy_timeout` are set, its journal mode is left alone) and never closed.
+ * Creates run under `BEGIN IMMEDIATE`; updates are a compare-and-set on the version column. Both
+ * drivers read and write the same file format.
  *
- * @param options `{ path }` of the database file, or `{ database }`: a better-sqlite3 `Database`.
+ * @param options `{ path, driver? }` of the database file, or `{ database }`: a better-sqlite3
+ *   `Database` or a node:sqlite `DatabaseSync`.
  * @example
  * import { createLedger } from 'hyphae';
  * import { createSqliteStorage } from 'hyphae/sqlite';
@@ -94,7 +130,10 @@ export function createSqliteStorage(
 ): SqliteStorage {
   const { location, transient } = resolveSource(options);
   const plan = {
-    source: 'database' in options ? { database: options.database } : { file: transient ? ':memory:' : location },
+    source:
+      'database' in options
+        ? { database: options.database }
+        : { file: transient ? ':memory:' : location, driver: checkDriverName(options.driver) },
     tables: sqliteTables(settings.tablePrefix ?? 'hyphae_'),
     ...checkSettings(settings),
     location,
@@ -121,7 +160,7 @@ export function createSqliteStorage(
     if (closing !== null) throw closedError(operation, 'ledger storage');
     const connection = await connect();
     if (closing !== null) throw closedError(operation, 'ledger storage');
-    if (connection.db.open === false) throw closedError(operation, 'database');
+    if (!connection.db.isOpen()) throw closedError(operation, 'database');
     try {
       return body(connection);
     } catch (error) {
@@ -129,32 +168,12 @@ export function createSqliteStorage(
     }
   }
 
-  const decode = (row: unknown): TransitionRecord | null =>
-    row === undefined ? null : decodeTransitionRow(row, location);
-
-  type Conflict = { readonly conflict: 'key' | 'ticket'; readonly record: TransitionRecord };
-  // One transaction function per connection, made once (better-sqlite3 wraps each in a new function).
-  const creates = new WeakMap<SqliteConnection, (record: TransitionRecord, doc: string) => Conflict | null>();
-  function createInTransaction({ db, statements }: SqliteConnection) {
-    // Both checks and the insert run under one write lock. Two creators A and B of one key or
-    // ticket, in this process or another:
-    //   A: BEGIN IMMEDIATE takes the lock      B: BEGIN IMMEDIATE waits (up to busy_timeout)
-    //   A: no row by key or ticket → INSERT, COMMIT
-    //   B: takes the lock, finds A's row → returns it as the conflict; writes nothing
-    const transaction = db.transaction((record: TransitionRecord, doc: string): Conflict | null => {
-      const byKey = decode(statements.selectByKey.get(record.key));
-      if (byKey !== null) return { conflict: 'key', record: byKey };
-      const holder = record.ticketKey === null ? null : decode(statements.selectByTicket.get(record.ticketKey));
-      if (holder !== null) return { conflict: 'ticket', record: holder };
-      statements.insert.run(...insertParams(record, doc));
-      return null;
-    });
-    return (record: TransitionRecord, doc: string) => transaction.immediate(record, doc);
-  }
+  // One create function per connection, made once (it keeps its transaction statements prepared).
+  const creates = new WeakMap<SqliteConnection, ReturnType<typeof createInTransaction>>();
   function createFor(connection: SqliteConnection) {
     let create = creates.get(connection);
     if (create === undefined) {
-      create = createInTransaction(connection);
+      create = createInTransaction(connection, location);
       creates.set(connection, create);
     }
     return create;
@@ -168,8 +187,12 @@ export function createSqliteStorage(
       await run('ensureSchema', () => undefined);
     },
 
+    async ledgerId() {
+      return run('ledgerId', ({ db }) => readLedgerId(db, plan.tables));
+    },
+
     async get(key) {
-      return run('get', ({ statements }) => decode(statements.selectByKey.get(key)));
+      return run('get', ({ statements }) => decodeLookup(statements.selectByKey.get(key), 'key', key, location));
     },
 
     async create(record) {
@@ -188,12 +211,14 @@ export function createSqliteStorage(
       const doc = encodeRecord(next);
       // One statement is atomic: of two writers holding the same version, the second matches no row.
       return run('update', ({ statements }) => {
-        return statements.update.run(...updateParams(key, expectedVersion, next, doc)).changes === 1;
+        return Number(statements.update.run(...updateParams(key, expectedVersion, next, doc)).changes) === 1;
       });
     },
 
     async findByTicket(ticketKey) {
-      return run('findByTicket', ({ statements }) => decode(statements.selectByTicket.get(ticketKey)));
+      return run('findByTicket', ({ statements }) =>
+        decodeLookup(statements.selectByTicket.get(ticketKey), 'ticket', ticketKey, location),
+      );
     },
 
     async list(query: ListQuery = {}) {

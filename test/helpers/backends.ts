@@ -21,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LedgerStorage, SideEffectClass, ToolSpec } from '../../src/index.js';
+import { nodeSqliteModule } from '../../src/storage/sqlite/load-node-sqlite.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { workerCommand } from './worker-command.js';
 
@@ -33,9 +34,12 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // ---------------------------------------------------------------------------------------------
 // Backends
 
-/** A durable backend's name (`ioredis`: Redis through an ioredis client and `fromIoredis`). */
-export type BackendName = 'sqlite' | 'redis' | 'ioredis' | 'postgres';
-const BACKEND_NAMES: readonly string[] = ['sqlite', 'redis', 'ioredis', 'postgres'];
+/**
+ * A durable backend's name: `sqlite` is SQLite through better-sqlite3, `node-sqlite` through
+ * Node's built-in `node:sqlite`; `ioredis` is Redis through an ioredis client and `fromIoredis`.
+ */
+export type BackendName = 'sqlite' | 'node-sqlite' | 'redis' | 'ioredis' | 'postgres';
+const BACKEND_NAMES: readonly string[] = ['sqlite', 'node-sqlite', 'redis', 'ioredis', 'postgres'];
 
 /** One storage instance on a backend's store. */
 export interface OpenedStorage {
@@ -70,7 +74,9 @@ const driverFile = (name: 'redis' | 'postgres'): string => join(ROOT, 'src', 'st
 export async function openStorage(name: BackendName, location: string, prefix: string): Promise<LedgerStorage> {
   switch (name) {
     case 'sqlite':
-      return createSqliteStorage({ path: location });
+      return createSqliteStorage({ path: location, driver: 'better-sqlite3' });
+    case 'node-sqlite':
+      return createSqliteStorage({ path: location, driver: 'node:sqlite' });
     case 'redis': {
       const { createRedisStorage } = await import('../../src/storage/redis.js');
       return createRedisStorage({ url: location }, { prefix });
@@ -114,9 +120,9 @@ function backendOn(name: BackendName, location: string, prefix: string, dispose:
   };
 }
 
-function sqliteBackend(): DurableBackend {
+function sqliteBackend(name: 'sqlite' | 'node-sqlite'): DurableBackend {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-ledger-db-'));
-  return backendOn('sqlite', join(dir, 'ledger.db'), '', async () => rmSync(dir, { recursive: true, force: true }));
+  return backendOn(name, join(dir, 'ledger.db'), '', async () => rmSync(dir, { recursive: true, force: true }));
 }
 
 function redisBackend(url: string, name: 'redis' | 'ioredis' = 'redis'): DurableBackend {
@@ -166,13 +172,15 @@ function unreachableBackend(name: BackendName, reason: string): DurableBackend {
 }
 
 /**
- * The durable backends to test: SQLite always; Redis and PostgreSQL when their driver file exists
- * and the server answers (PostgreSQL as user `postgres`, else `root`).
+ * The durable backends to test: SQLite through better-sqlite3 always, and through `node:sqlite`
+ * where the runtime has it (Node.js 22.13 and later); Redis and PostgreSQL when their driver file
+ * exists and the server answers (PostgreSQL as user `postgres`, else `root`).
  */
 export async function durableBackends(env: NodeJS.ProcessEnv = process.env): Promise<DurableBackend[]> {
   const required = env.REQUIRE_INTEGRATION === '1';
   const { POSTGRES_URL, REDIS_URL, probePostgres, probeRedis } = await import('./integration.js');
-  const backends: DurableBackend[] = [sqliteBackend()];
+  const backends: DurableBackend[] = [sqliteBackend('sqlite')];
+  if (nodeSqliteModule() !== undefined) backends.push(sqliteBackend('node-sqlite'));
   if (existsSync(driverFile('redis'))) {
     const probe = await probeRedis(REDIS_URL);
     if (probe.available) backends.push(redisBackend(REDIS_URL), redisBackend(REDIS_URL, 'ioredis'));

@@ -17,13 +17,17 @@ import { createClient } from 'redis';
 import type { LedgerStorage } from '../../src/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
 import { createRedisStorage } from '../../src/storage/redis.js';
+import { nodeSqliteModule } from '../../src/storage/sqlite/load-node-sqlite.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { integrationSkip, POSTGRES_URL, probePostgres, probeRedis, REDIS_URL } from './integration.js';
 import { openIoredisStorage } from './ioredis-storage.js';
 
-/** A durable backend (`ioredis`: Redis through an ioredis client and `fromIoredis`). */
-export type StoreName = 'sqlite' | 'redis' | 'ioredis' | 'postgres';
-const STORE_NAMES: readonly StoreName[] = ['sqlite', 'redis', 'ioredis', 'postgres'];
+/**
+ * A durable backend: `sqlite` through better-sqlite3, `node-sqlite` through Node's built-in
+ * `node:sqlite`, `ioredis` Redis through an ioredis client and `fromIoredis`.
+ */
+export type StoreName = 'sqlite' | 'node-sqlite' | 'redis' | 'ioredis' | 'postgres';
+const STORE_NAMES: readonly StoreName[] = ['sqlite', 'node-sqlite', 'redis', 'ioredis', 'postgres'];
 
 /** Where a store lives: enough for any process to open it. */
 export interface StoreAddress {
@@ -55,7 +59,9 @@ export const runTag = (): string => `${process.pid}_${randomUUID().slice(0, 8)}`
 export function openStoreAt(address: StoreAddress): LedgerStorage {
   switch (address.name) {
     case 'sqlite':
-      return createSqliteStorage({ path: address.location });
+      return createSqliteStorage({ path: address.location, driver: 'better-sqlite3' });
+    case 'node-sqlite':
+      return createSqliteStorage({ path: address.location, driver: 'node:sqlite' });
     case 'redis':
       return createRedisStorage({ url: address.location }, { prefix: address.prefix });
     case 'ioredis':
@@ -110,11 +116,12 @@ function storeOn(address: StoreAddress, skip: boolean, dispose: () => Promise<vo
   };
 }
 
-/** A store on one backend: `sqlite` always runs; `redis` and `postgres` are probed first. */
+/** A store on one backend: `sqlite` and `node-sqlite` always run; `redis` and `postgres` are probed first. */
 export async function testStore(name: StoreName, label: string): Promise<TestStore> {
   const tag = runTag();
   switch (name) {
-    case 'sqlite': {
+    case 'sqlite':
+    case 'node-sqlite': {
       // Created by the driver on first open, so a file whose tests are filtered out leaves nothing.
       const dir = join(tmpdir(), `hyphae-${label}-${tag}`);
       const address: StoreAddress = { name, location: join(dir, 'ledger.db'), prefix: '' };
@@ -134,9 +141,15 @@ export async function testStore(name: StoreName, label: string): Promise<TestSto
   }
 }
 
-/** One store per backend, probed in order. */
+/**
+ * One store per backend, probed in order; `node-sqlite` is left out on a runtime without
+ * `node:sqlite` (Node.js 20), where there is nothing to test.
+ */
 export async function testStores(names: readonly StoreName[], label: string): Promise<TestStore[]> {
   const stores: TestStore[] = [];
-  for (const name of names) stores.push(await testStore(name, label));
+  for (const name of names) {
+    if (name === 'node-sqlite' && nodeSqliteModule() === undefined) continue;
+    stores.push(await testStore(name, label));
+  }
   return stores;
 }

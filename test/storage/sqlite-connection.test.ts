@@ -6,9 +6,13 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LedgerStorageUnavailableError } from '../../src/errors.js';
+import { sqliteErrorCode } from '../../src/storage/sqlite/sqlite-error-code.js';
 import { createSqliteStorage, type SqliteDatabase } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 
+// better-sqlite3 on both sides: a raw connection of the other driver in this process would not see
+// the store's locks (test/storage/sqlite-node-driver.test.ts covers node:sqlite).
+const driver = 'better-sqlite3';
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-connection-'));
 const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
 
@@ -35,7 +39,7 @@ describe('sqlite storage connection ownership', () => {
 
   it('closes the database it opened (the last WAL connection checkpoints and removes the log)', async () => {
     const file = freshFile();
-    const storage = createSqliteStorage({ path: file });
+    const storage = createSqliteStorage({ path: file, driver });
     await storage.create(makeTestRecord());
     expect(existsSync(`${file}-wal`)).toBe(true);
     await storage.close();
@@ -55,7 +59,7 @@ describe('sqlite storage connection ownership', () => {
 describe('sqlite storage setup', () => {
   it('creates the parent directory, runs in WAL mode and syncs FULL by default', async () => {
     const file = join(dir, 'nested', 'deeper', 'ledger.db');
-    const storage = createSqliteStorage({ path: file });
+    const storage = createSqliteStorage({ path: file, driver });
     expect(storage.location).toBe(file);
     await storage.ensureSchema();
     const raw = new Database(file);
@@ -80,20 +84,24 @@ describe('sqlite storage setup', () => {
 
   it('runs ensureSchema idempotently, once per connection and across connections', async () => {
     const file = freshFile();
-    const first = createSqliteStorage({ path: file });
-    const second = createSqliteStorage({ path: file });
+    const first = createSqliteStorage({ path: file, driver });
+    const second = createSqliteStorage({ path: file, driver });
     await Promise.all([first.ensureSchema(), first.ensureSchema(), second.ensureSchema()]);
     await first.ensureSchema();
     const raw = new Database(file);
-    expect(raw.prepare('SELECT name, value FROM hyphae_meta').all()).toEqual([{ name: 'schema_version', value: '1' }]);
+    // One schema row and one ledger id, however many stores and connections raced to create them.
+    expect(raw.prepare('SELECT name, value FROM hyphae_meta ORDER BY name').all()).toEqual([
+      { name: 'ledger_id', value: expect.stringMatching(/^[0-9a-f-]{36}$/) },
+      { name: 'schema_version', value: '1' },
+    ]);
     raw.close();
     await Promise.all([first.close(), second.close()]);
   });
 
   it('isolates two stores in one file by table prefix', async () => {
     const file = freshFile();
-    const alpha = createSqliteStorage({ path: file }, { tablePrefix: 'alpha_' });
-    const beta = createSqliteStorage({ path: file }, { tablePrefix: 'beta_' });
+    const alpha = createSqliteStorage({ path: file, driver }, { tablePrefix: 'alpha_' });
+    const beta = createSqliteStorage({ path: file, driver }, { tablePrefix: 'beta_' });
     const record = makeTestRecord();
     expect((await alpha.create(record)).created).toBe(true);
     expect(await beta.get(record.key)).toBeNull();
@@ -105,16 +113,16 @@ describe('sqlite storage setup', () => {
   });
 
   it('refuses unsafe settings up front', () => {
-    expect(() => createSqliteStorage({ path: freshFile() }, { tablePrefix: 'x"; DROP TABLE y; --' })).toThrow(
+    expect(() => createSqliteStorage({ path: freshFile(), driver }, { tablePrefix: 'x"; DROP TABLE y; --' })).toThrow(
       RangeError,
     );
-    expect(() => createSqliteStorage({ path: freshFile() }, { busyTimeoutMs: -1 })).toThrow(/`busyTimeoutMs`/);
+    expect(() => createSqliteStorage({ path: freshFile(), driver }, { busyTimeoutMs: -1 })).toThrow(/`busyTimeoutMs`/);
     const bogus = { synchronous: 'OFF' } as unknown as { synchronous: 'FULL' };
-    expect(() => createSqliteStorage({ path: freshFile() }, bogus)).toThrow(/`synchronous`/);
+    expect(() => createSqliteStorage({ path: freshFile(), driver }, bogus)).toThrow(/`synchronous`/);
   });
 
   it('refuses an update whose record has another key', async () => {
-    const storage = createSqliteStorage({ path: ':memory:' });
+    const storage = createSqliteStorage({ path: ':memory:', driver });
     const record = makeTestRecord();
     await storage.create(record);
     await assert.rejects(storage.update(record.key, 1, { ...record, key: 'other', version: 2 }), RangeError);
@@ -123,12 +131,12 @@ describe('sqlite storage setup', () => {
   });
 
   it('declares an in-memory database neither durable nor cross-process', async () => {
-    expect(createSqliteStorage({ path: freshFile() }).capabilities).toEqual({
+    expect(createSqliteStorage({ path: freshFile(), driver }).capabilities).toEqual({
       name: 'sqlite',
       crossProcess: true,
       durable: true,
     });
-    const memory = createSqliteStorage({ path: ':memory:' });
+    const memory = createSqliteStorage({ path: ':memory:', driver });
     expect(memory.capabilities).toEqual({ name: 'sqlite', crossProcess: false, durable: false });
     expect(memory.location).toBe(':memory:');
     const db = new Database(':memory:');
@@ -140,7 +148,7 @@ describe('sqlite storage setup', () => {
 describe('sqlite storage under lock contention', () => {
   it('reports a write lock held past the busy timeout as unavailable, reads on, and recovers', async () => {
     const file = freshFile();
-    const storage = createSqliteStorage({ path: file }, { busyTimeoutMs: 50 });
+    const storage = createSqliteStorage({ path: file, driver }, { busyTimeoutMs: 50 });
     const existing = makeTestRecord();
     await storage.create(existing);
     const holder = new Database(file);
@@ -151,7 +159,7 @@ describe('sqlite storage under lock contention', () => {
     );
     assert.ok(error instanceof LedgerStorageUnavailableError);
     expect(error.operation).toBe('create');
-    expect((error.cause as { code?: string }).code).toBe('SQLITE_BUSY');
+    expect(sqliteErrorCode(error.cause)).toBe('SQLITE_BUSY');
     await assert.rejects(storage.update(existing.key, 1, { ...existing, version: 2 }), LedgerStorageUnavailableError);
     expect(await storage.get(existing.key)).toEqual(existing);
     holder.exec('ROLLBACK');

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LedgerStorageCorruptError } from '../../src/errors.js';
-import { createSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite.js';
+import { createSqliteStorage, type SqliteDriverName, type SqliteStorage } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
+import { SQLITE_DRIVERS } from './sqlite-drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-fail-closed-'));
 const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
@@ -36,19 +37,23 @@ function tamper(file: string, sql: string, ...params: unknown[]): void {
   }
 }
 
-async function storeWith(file: string, ...records: ReturnType<typeof makeTestRecord>[]): Promise<void> {
-  const storage = createSqliteStorage({ path: file });
+async function storeWith(
+  driver: SqliteDriverName,
+  file: string,
+  ...records: ReturnType<typeof makeTestRecord>[]
+): Promise<void> {
+  const storage = createSqliteStorage({ path: file, driver });
   await storage.ensureSchema();
   for (const record of records) await storage.create(record);
   await storage.close();
 }
 
-describe('sqlite storage fails closed', () => {
+describe.each(SQLITE_DRIVERS)('sqlite storage through %s fails closed', (driver) => {
   it('refuses a file that is not a SQLite database, naming it, and leaves it untouched', async () => {
     const file = freshFile();
     const garbage = 'this is not a ledger '.repeat(200);
     writeFileSync(file, garbage);
-    const storage = createSqliteStorage({ path: file });
+    const storage = createSqliteStorage({ path: file, driver });
     const error = await rejectsCorrupt(storage.get('any-key'), file);
     expect(error.location).toBe(file);
     expect(error.message).toContain('not a SQLite database');
@@ -60,9 +65,9 @@ describe('sqlite storage fails closed', () => {
 
   it('refuses a schema version newer than it knows', async () => {
     const file = freshFile();
-    await storeWith(file, makeTestRecord());
+    await storeWith(driver, file, makeTestRecord());
     tamper(file, `UPDATE hyphae_meta SET value = '2' WHERE name = 'schema_version'`);
-    const storage = createSqliteStorage({ path: file });
+    const storage = createSqliteStorage({ path: file, driver });
     const error = await rejectsCorrupt(storage.create(makeTestRecord()), file);
     expect(error.message).toContain('schema version `2` is newer');
     await storage.close();
@@ -70,26 +75,26 @@ describe('sqlite storage fails closed', () => {
 
   it('refuses a schema version that is not a number', async () => {
     const file = freshFile();
-    await storeWith(file);
+    await storeWith(driver, file);
     tamper(file, `UPDATE hyphae_meta SET value = 'banana' WHERE name = 'schema_version'`);
-    const error = await rejectsCorrupt(createSqliteStorage({ path: file }).ensureSchema(), file);
+    const error = await rejectsCorrupt(createSqliteStorage({ path: file, driver }).ensureSchema(), file);
     expect(error.message).toContain('`banana`');
   });
 
   it('refuses a versioned store whose transitions table is gone instead of recreating it empty', async () => {
     const file = freshFile();
-    await storeWith(file, makeTestRecord());
+    await storeWith(driver, file, makeTestRecord());
     tamper(file, 'DROP TABLE hyphae_transitions');
-    const error = await rejectsCorrupt(createSqliteStorage({ path: file }).get('any-key'), file);
+    const error = await rejectsCorrupt(createSqliteStorage({ path: file, driver }).get('any-key'), file);
     expect(error.message).toContain('`hyphae_transitions` is missing');
   });
 
   it('refuses a stored record that does not parse, naming the file and the key', async () => {
     const file = freshFile();
     const record = makeTestRecord();
-    await storeWith(file, record);
+    await storeWith(driver, file, record);
     tamper(file, 'UPDATE hyphae_transitions SET doc = ? WHERE key = ?', '{"key": "trunc', record.key);
-    const storage = createSqliteStorage({ path: file });
+    const storage = createSqliteStorage({ path: file, driver });
     const error = await rejectsCorrupt(storage.get(record.key), `${file}#${record.key}`);
     expect(error.location).toBe(`${file}#${record.key}`);
     await rejectsCorrupt(storage.findByTicket(record.ticketKey ?? ''), `${file}#${record.key}`);
@@ -102,9 +107,9 @@ describe('sqlite storage fails closed', () => {
   it('refuses a record whose document disagrees with its row', async () => {
     const file = freshFile();
     const record = makeTestRecord();
-    await storeWith(file, record);
+    await storeWith(driver, file, record);
     tamper(file, 'UPDATE hyphae_transitions SET version = 7 WHERE key = ?', record.key);
-    const storage: SqliteStorage = createSqliteStorage({ path: file });
+    const storage: SqliteStorage = createSqliteStorage({ path: file, driver });
     const error = await rejectsCorrupt(storage.get(record.key), `${file}#${record.key}`);
     expect(error.message).toContain('does not match its row');
     await storage.close();

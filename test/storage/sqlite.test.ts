@@ -14,10 +14,11 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-// Each open() is a new connection to one file, as separate processes would have.
+// Each open() is a new connection to one file, as separate processes would have. better-sqlite3 by
+// name: on a runtime with node:sqlite the default is that (test/storage/sqlite-node-driver.test.ts).
 describeStorageConformance({
-  name: 'sqlite',
-  open: () => createSqliteStorage({ path: join(dir, 'opened-by-driver.db') }),
+  name: 'sqlite through better-sqlite3',
+  open: () => createSqliteStorage({ path: join(dir, 'opened-by-driver.db'), driver: 'better-sqlite3' }),
   api: { describe, it },
 });
 

@@ -12,15 +12,25 @@ import { sqliteBackend } from './sqlite.js';
 /** The backends, in report order. */
 export const BACKENDS: readonly Backend[] = [
   memoryBackend,
-  sqliteBackend('FULL', {
+  sqliteBackend('better-sqlite3', 'FULL', {
     kind: 'ratio',
     max: 1.5,
-    text: 'SQLite (default, synchronous=FULL) ledgered call ≤ 1.5× raw statements',
+    text: 'SQLite through better-sqlite3 (synchronous=FULL, the default) ledgered call ≤ 1.5× raw statements',
   }),
-  sqliteBackend('NORMAL', {
+  sqliteBackend('better-sqlite3', 'NORMAL', {
     kind: 'ratio',
     max: 1.5,
-    text: 'SQLite synchronous=NORMAL ledgered call ≤ 1.5× raw statements',
+    text: 'SQLite through better-sqlite3, synchronous=NORMAL ledgered call ≤ 1.5× raw statements',
+  }),
+  sqliteBackend('node:sqlite', 'FULL', {
+    kind: 'ratio',
+    max: 1.5,
+    text: 'SQLite through node:sqlite (synchronous=FULL, the default) ledgered call ≤ 1.5× raw statements',
+  }),
+  sqliteBackend('node:sqlite', 'NORMAL', {
+    kind: 'ratio',
+    max: 1.5,
+    text: 'SQLite through node:sqlite, synchronous=NORMAL ledgered call ≤ 1.5× raw statements',
   }),
   redisBackend,
   ioredisBackend,

@@ -1,29 +1,35 @@
 /**
- * The SQLite backend (a temp file opened by the driver); its baseline is the driver's statements run
- * directly with better-sqlite3 on a table created from the driver's own DDL.
+ * The SQLite backends (a temp file opened by the driver, through better-sqlite3 or node:sqlite);
+ * the baseline is the driver's statements run directly with the same library on a table created
+ * from the driver's own DDL.
  */
 import { join } from 'node:path';
-import { createSqliteStorage } from '../../../src/storage/sqlite.js';
+import { nodeSqliteModule } from '../../../src/storage/sqlite/load-node-sqlite.js';
+import { createSqliteStorage, type SqliteDriverName } from '../../../src/storage/sqlite.js';
 import { openRawSqlite, readTransitionsDdl } from '../../lib/sqlite-raw.js';
 import type { Backend, Target } from '../backend.js';
 
-/** SQLite with `synchronous` FULL (the driver's default) or NORMAL. */
-export function sqliteBackend(synchronous: 'FULL' | 'NORMAL', target?: Target): Backend {
-  const name = `sqlite synchronous=${synchronous}`;
+/** SQLite through `driver` with `synchronous` FULL (the driver's default) or NORMAL. */
+export function sqliteBackend(driver: SqliteDriverName, synchronous: 'FULL' | 'NORMAL', target?: Target): Backend {
+  // better-sqlite3 keeps the names of the earlier reports.
+  const name =
+    driver === 'better-sqlite3' ? `sqlite synchronous=${synchronous}` : `node:sqlite synchronous=${synchronous}`;
+  const library = driver === 'better-sqlite3' ? 'better-sqlite3' : "node:sqlite's DatabaseSync";
   return {
     name,
-    baseline:
-      "the driver's statements run directly with better-sqlite3 (create = BEGIN IMMEDIATE, SELECT by key, SELECT by ticket, INSERT, COMMIT; then the CAS UPDATE)",
+    baseline: `the driver's statements run directly with ${library} (create = BEGIN IMMEDIATE, SELECT by key, SELECT by ticket, INSERT, COMMIT; then the CAS UPDATE)`,
     ...(target === undefined ? {} : { target }),
-    available: async () => null,
+    available: async () =>
+      driver === 'node:sqlite' && nodeSqliteModule() === undefined
+        ? `this is Node.js ${process.versions.node}, without node:sqlite (22.13 and later)`
+        : null,
     async open(dir) {
-      const file = join(dir, `ledger-${synchronous.toLowerCase()}.db`);
-      const storage = createSqliteStorage({ path: file }, { synchronous });
+      const tag = `${driver === 'node:sqlite' ? 'node-' : ''}${synchronous.toLowerCase()}`;
+      const file = join(dir, `ledger-${tag}.db`);
+      const storage = createSqliteStorage({ path: file, driver }, { synchronous });
       await storage.ensureSchema();
-      const raw = openRawSqlite(join(dir, `raw-${synchronous.toLowerCase()}.db`), readTransitionsDdl(file), {
-        synchronous,
-        busyTimeoutMs: 5000,
-      });
+      const ddl = readTransitionsDdl(file, driver);
+      const raw = openRawSqlite(join(dir, `raw-${tag}.db`), ddl, { synchronous, busyTimeoutMs: 5000 }, driver);
       const label = `${name} raw`;
       return {
         storage: () => storage,

@@ -17,6 +17,7 @@ import { analyzeConfig, type ConfigEnv, envReferences } from '../../config/parse
 import type { ConfigSettings, StoreSettings } from '../../config/types.js';
 import { GuardError } from '../../errors.js';
 import type { ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
+import { runDeepChecks } from './doctor-deep.js';
 
 /** One line of the report. */
 export interface DoctorItem {
@@ -211,12 +212,16 @@ async function checkReceipts(settings: ConfigSettings, env: ConfigEnv, timeoutMs
   return items;
 }
 
-/** Run every check of the config at `file` (relative to `cwd`; named as given in the report). */
+/**
+ * Run every check of the config at `file` (relative to `cwd`; named as given in the report); with
+ * `deep`, also SQLite's full `integrity_check` of every SQLite file it names.
+ */
 export async function runDoctorChecks(
   file: string,
   cwd: string,
   env: ConfigEnv,
   timeoutMs: number,
+  options: { readonly deep?: boolean } = {},
 ): Promise<DoctorItem[]> {
   const path = resolve(cwd, file);
   let text: string;
@@ -271,5 +276,6 @@ export async function runDoctorChecks(
   if (snapshots !== undefined) items.push(snapshots);
   if (!missing.has('receipts') && !missing.has('action_ledger'))
     items.push(...(await checkReceipts(settings, env, timeoutMs)));
+  if (options.deep === true) items.push(...(await runDeepChecks(settings, timeoutMs)));
   return items;
 }

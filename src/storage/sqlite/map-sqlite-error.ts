@@ -2,22 +2,19 @@
  * Translation of SQLite failures into the ledger's storage errors.
  */
 import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
-
-function sqliteCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
-}
+import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
 
 /**
- * Map an error thrown while talking to SQLite.
+ * Map an error thrown while talking to SQLite (either driver).
  *
  * A file that is not a database or that SQLite reports corrupt fails closed as corrupt; every other
- * SQLite failure (busy past the timeout, I/O, a full disk, a read-only file) is unavailability.
- * Our own errors and programming errors (a bad cursor) pass through unchanged.
+ * SQLite failure (busy past the timeout, I/O, a full disk, a read-only file, a closed connection)
+ * is unavailability. Our own errors and programming errors (a bad cursor) pass through unchanged.
  */
 export function mapSqliteError(error: unknown, operation: string, location: string): unknown {
   if (error instanceof GuardError) return error;
-  const code = sqliteCode(error);
+  if (isClosedConnectionError(error)) return new LedgerStorageUnavailableError(operation, { cause: error });
+  const code = sqliteErrorCode(error);
   if (code === undefined) return error;
   if (code === 'SQLITE_NOTADB') {
     return new LedgerStorageCorruptError(location, 'the file is not a SQLite database', { cause: error });

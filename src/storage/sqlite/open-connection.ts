@@ -2,19 +2,20 @@
  * Opening one SQLite connection: load the driver, configure the connection, check the schema,
  * prepare the statements.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LedgerStorageUnavailableError } from '../../errors.js';
-import { loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { mapSqliteError } from './map-sqlite-error.js';
+import { openSqliteFile } from './open-file.js';
 import { ensureSqliteSchema, type SqliteTables } from './schema.js';
-import type { SqliteDatabase } from './sqlite-database.js';
+import type { AnySqliteDatabase, SqliteDriverName } from './sqlite-database.js';
+import { sqliteErrorCode } from './sqlite-error-code.js';
+import { type SqliteHandle, sqliteHandleOf } from './sqlite-handle.js';
 import { prepareTransitionStatements, type TransitionStatements } from './transition-rows.js';
+
+export { isTransientFile } from './open-file.js';
 
 /** An open, configured connection whose schema has been checked. */
 export interface SqliteConnection {
-  readonly db: SqliteDatabase;
+  readonly db: SqliteHandle;
   /** True when the driver opened the database (and so closes it). */
   readonly owned: boolean;
   readonly statements: TransitionStatements;
@@ -22,46 +23,52 @@ export interface SqliteConnection {
 
 /** Everything needed to open a connection, fixed when the store is created. */
 export interface SqliteConnectionPlan {
-  /** A file to open (absolute, or `:memory:`), or the caller's database. */
-  readonly source: { readonly file: string } | { readonly database: SqliteDatabase };
+  /** A file to open (absolute, or `:memory:`) with a driver, or the caller's database. */
+  readonly source:
+    | { readonly file: string; readonly driver: SqliteDriverName | undefined }
+    | { readonly database: AnySqliteDatabase };
   readonly tables: SqliteTables;
   readonly synchronous: 'FULL' | 'NORMAL';
   readonly busyTimeoutMs: number;
+  /** False: the ledger must already exist (file and schema); nothing is created. */
+  readonly create: boolean;
   readonly location: string;
 }
 
-/** True for the file names SQLite treats as a private, non-durable database. */
-export function isTransientFile(file: string): boolean {
-  return file === '' || file === ':memory:';
-}
-
-async function openFile(file: string, busyTimeoutMs: number): Promise<SqliteDatabase> {
-  const Database = await loadBetterSqlite3();
-  try {
-    if (!isTransientFile(file)) await mkdir(dirname(file), { recursive: true });
-    return new Database(file, { timeout: busyTimeoutMs });
-  } catch (cause) {
-    throw new LedgerStorageUnavailableError('open', { cause });
-  }
-}
-
-function configure(db: SqliteDatabase, plan: SqliteConnectionPlan, owned: boolean): void {
+/**
+ * Set the pragmas every connection of a store needs: busy timeout, WAL (on a file the store opened;
+ * a caller's database keeps the journal mode its owner chose) and the synchronous level.
+ */
+export function configureSqlite(
+  db: SqliteHandle,
+  settings: { readonly busyTimeoutMs: number; readonly synchronous: 'FULL' | 'NORMAL'; readonly wal: boolean },
+): void {
   // busy_timeout first: switching to WAL needs a lock another process may briefly hold.
-  db.pragma(`busy_timeout = ${plan.busyTimeoutMs}`);
-  // The journal mode is a property of the file; a caller's database keeps the mode its owner chose.
-  if (owned) db.pragma('journal_mode = WAL');
-  db.pragma(`synchronous = ${plan.synchronous}`);
+  db.exec(`PRAGMA busy_timeout = ${settings.busyTimeoutMs}`);
+  if (settings.wal) db.exec('PRAGMA journal_mode = WAL');
+  db.exec(`PRAGMA synchronous = ${settings.synchronous}`);
 }
 
 /** Open (or adopt) the database, configure it, ensure the schema and prepare the statements. */
 export async function openSqliteConnection(plan: SqliteConnectionPlan): Promise<SqliteConnection> {
-  const owned = 'file' in plan.source;
-  const db = 'file' in plan.source ? await openFile(plan.source.file, plan.busyTimeoutMs) : plan.source.database;
+  const { source } = plan;
+  const owned = 'file' in source;
+  const db =
+    'file' in source
+      ? await openSqliteFile({
+          file: source.file,
+          driver: source.driver,
+          busyTimeoutMs: plan.busyTimeoutMs,
+          create: plan.create,
+          metaTable: plan.tables.meta,
+          location: plan.location,
+        })
+      : sqliteHandleOf(source.database);
   const giveUpAt = Date.now() + plan.busyTimeoutMs;
   for (let attempt = 0; ; attempt++) {
     try {
-      configure(db, plan, owned);
-      ensureSqliteSchema(db, plan.tables, plan.location);
+      configureSqlite(db, { ...plan, wal: owned && db.file !== ':memory:' });
+      ensureSqliteSchema(db, plan.tables, plan.location, plan.create);
       return { db, owned, statements: prepareTransitionStatements(db, plan.tables) };
     } catch (error) {
       if (isBusy(error) && Date.now() < giveUpAt) {
@@ -79,12 +86,12 @@ export async function openSqliteConnection(plan: SqliteConnectionPlan): Promise<
  * file to WAL, or recovering a WAL, while another process does the same. Opening retries them
  * until the busy timeout has passed.
  */
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+export function isBusy(error: unknown): boolean {
+  const code = sqliteErrorCode(error);
+  return code !== undefined && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
-function closeQuietly(db: SqliteDatabase): void {
+function closeQuietly(db: SqliteHandle): void {
   try {
     db.close();
   } catch {

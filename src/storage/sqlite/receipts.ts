@@ -8,22 +8,28 @@
  *   B: BEGIN IMMEDIATE waits ─► head 42 ─► its seq 42 does not extend it ─► conflict 'head'
  *   B's writer re-signs as seq 43 and appends again.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
+import { LedgerStorageUnavailableError } from '../../errors.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
 import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
-import { loadBetterSqlite3 } from './load-better-sqlite3.js';
-import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
+import { configureSqlite } from './open-connection.js';
+import { isTransientFile, metaTableSql, openSqliteFile, SqliteFileRefusedError } from './open-file.js';
+import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
+import { checkDriverName } from './sqlite-driver.js';
+import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
+import { type SqliteHandle, sqliteHandleOf } from './sqlite-handle.js';
 
 /** The receipts schema version this code writes and reads (row `receipts_schema_version` of `<prefix>meta`). */
 export const SQLITE_RECEIPTS_SCHEMA_VERSION = 1;
 
-/** Where the receipts live: a file the sink opens, or a database the caller owns. */
-export type SqliteReceiptSinkOptions = { readonly path: string } | { readonly database: SqliteDatabase };
+/** Where the receipts live: a file the sink opens (with `driver`, as the ledger store), or a database the caller owns. */
+export type SqliteReceiptSinkOptions =
+  | { readonly path: string; readonly driver?: SqliteDriverName }
+  | { readonly database: AnySqliteDatabase };
 
 /** Settings of a SQLite receipt sink. */
 export interface SqliteReceiptSinkSettings {
@@ -49,14 +55,13 @@ interface Statements {
 const PREFIX = /^[A-Za-z_][A-Za-z0-9_]*$|^$/;
 const VERSION_ROW = 'receipts_schema_version';
 
-function sqliteCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
-}
-
 function mapError(error: unknown, location: string, operation: string): unknown {
   if (error instanceof ReceiptSinkCorruptError || error instanceof ReceiptSinkUnavailableError) return error;
-  const code = sqliteCode(error);
+  if (error instanceof SqliteFileRefusedError) return new ReceiptSinkCorruptError(location, error.reason);
+  if (error instanceof LedgerStorageUnavailableError || isClosedConnectionError(error)) {
+    return new ReceiptSinkUnavailableError(location, `\`${operation}\` failed`, { cause: error });
+  }
+  const code = sqliteErrorCode(error);
   if (code === undefined) return error;
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
     return new ReceiptSinkCorruptError(location, `SQLite reports \`${code}\``, { cause: error });
@@ -64,7 +69,7 @@ function mapError(error: unknown, location: string, operation: string): unknown 
   return new ReceiptSinkUnavailableError(location, `\`${operation}\` failed (\`${code}\`)`, { cause: error });
 }
 
-function ensureSchema(db: SqliteDatabase, meta: string, table: string, location: string): void {
+function ensureSchema(db: SqliteHandle, meta: string, table: string, location: string): void {
   const check = (): boolean => {
     const metaExists = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(meta);
     if (metaExists === undefined) return false;
@@ -89,9 +94,9 @@ function ensureSchema(db: SqliteDatabase, meta: string, table: string, location:
     return true;
   };
   if (check()) return;
-  db.transaction(() => {
+  db.immediate(() => {
     if (check()) return;
-    db.exec(`CREATE TABLE IF NOT EXISTS "${meta}" (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
+    db.exec(metaTableSql(meta));
     db.exec(`CREATE TABLE IF NOT EXISTS "${table}" (
       seq INTEGER PRIMARY KEY NOT NULL,
       receipt_id TEXT NOT NULL UNIQUE,
@@ -102,7 +107,7 @@ function ensureSchema(db: SqliteDatabase, meta: string, table: string, location:
       VERSION_ROW,
       String(SQLITE_RECEIPTS_SCHEMA_VERSION),
     );
-  }).immediate();
+  });
 }
 
 /**
@@ -124,26 +129,33 @@ export function createSqliteReceiptSink(
   }
   const busyTimeoutMs = settings.busyTimeoutMs ?? 5000;
   const table = `${prefix}receipts`;
-  const file = 'path' in options ? resolve(options.path) : undefined;
-  const name = 'database' in options ? options.database.name : file;
+  const file = 'path' in options ? (isTransientFile(options.path) ? ':memory:' : resolve(options.path)) : undefined;
+  const driver = 'path' in options ? checkDriverName(options.driver) : undefined;
+  const adopted = 'database' in options ? sqliteHandleOf(options.database) : undefined;
+  const name = adopted === undefined ? file : adopted.file;
   const location = `sqlite:${name === undefined || name === '' ? 'database' : name}#${table}`;
-  let connecting: Promise<{ db: SqliteDatabase; statements: Statements }> | null = null;
+  let connecting: Promise<{ db: SqliteHandle; statements: Statements }> | null = null;
   let closed = false;
 
-  async function open(): Promise<{ db: SqliteDatabase; statements: Statements }> {
-    let db: SqliteDatabase;
-    if ('database' in options) {
-      db = options.database;
-    } else {
-      const Database = await loadBetterSqlite3();
-      await mkdir(dirname(file as string), { recursive: true });
-      db = new Database(file as string, { timeout: busyTimeoutMs });
+  async function open(): Promise<{ db: SqliteHandle; statements: Statements }> {
+    let db: SqliteHandle;
+    try {
+      db =
+        adopted ??
+        (await openSqliteFile({
+          file: file as string,
+          driver,
+          busyTimeoutMs,
+          create: true,
+          metaTable: `${prefix}meta`,
+          location,
+        }));
+    } catch (error) {
+      throw mapError(error, location, 'open');
     }
     try {
-      db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-      if (file !== undefined) db.pragma('journal_mode = WAL');
       // A receipt acknowledged to the ledger must survive power loss, as a ledger write does.
-      db.pragma('synchronous = FULL');
+      configureSqlite(db, { busyTimeoutMs, synchronous: 'FULL', wal: file !== undefined && file !== ':memory:' });
       ensureSchema(db, `${prefix}meta`, table, location);
       const t = `"${table}"`;
       const statements: Statements = {
@@ -159,7 +171,7 @@ export function createSqliteReceiptSink(
     }
   }
 
-  async function run<T>(operation: string, body: (db: SqliteDatabase, statements: Statements) => T): Promise<T> {
+  async function run<T>(operation: string, body: (db: SqliteHandle, statements: Statements) => T): Promise<T> {
     if (closed) throw new ReceiptSinkUnavailableError(location, 'the sink is closed');
     connecting ??= open().catch((error: unknown) => {
       connecting = null;
@@ -187,31 +199,27 @@ export function createSqliteReceiptSink(
       const doc = canonicalJson(receipt);
       const hash = fingerprint(receipt);
       return run('append', (db, statements) =>
-        db
-          .transaction((): AppendResult => {
-            if (statements.byId.get(receipt.receiptId) !== undefined) return { appended: false, conflict: 'duplicate' };
-            const last = lastOf(statements);
-            const head = headOf(last);
-            if (receipt.seq !== head.seq + 1 || receipt.prev !== head.hash) {
-              return { appended: false, conflict: 'head', last };
-            }
-            statements.insert.run(receipt.seq, receipt.receiptId, hash, doc);
-            return { appended: true };
-          })
-          .immediate(),
+        db.immediate((): AppendResult => {
+          if (statements.byId.get(receipt.receiptId) !== undefined) return { appended: false, conflict: 'duplicate' };
+          const last = lastOf(statements);
+          const head = headOf(last);
+          if (receipt.seq !== head.seq + 1 || receipt.prev !== head.hash) {
+            return { appended: false, conflict: 'head', last };
+          }
+          statements.insert.run(receipt.seq, receipt.receiptId, hash, doc);
+          return { appended: true };
+        }),
       );
     },
     appendNext(seal) {
       return run('append', (db, statements) =>
-        db
-          .transaction((): AppendNextResult => {
-            // Sealed under the write lock: no other connection can move the head meanwhile.
-            const receipt = seal(lastOf(statements));
-            if (statements.byId.get(receipt.receiptId) !== undefined) return { appended: false, conflict: 'duplicate' };
-            statements.insert.run(receipt.seq, receipt.receiptId, fingerprint(receipt), canonicalJson(receipt));
-            return { appended: true, receipt };
-          })
-          .immediate(),
+        db.immediate((): AppendNextResult => {
+          // Sealed under the write lock: no other connection can move the head meanwhile.
+          const receipt = seal(lastOf(statements));
+          if (statements.byId.get(receipt.receiptId) !== undefined) return { appended: false, conflict: 'duplicate' };
+          statements.insert.run(receipt.seq, receipt.receiptId, fingerprint(receipt), canonicalJson(receipt));
+          return { appended: true, receipt };
+        }),
       );
     },
     last() {

@@ -1,8 +1,11 @@
 /**
- * The SQLite driver's schema: a `meta` table holding the schema version and the `transitions` table.
+ * The SQLite driver's schema: a `meta` table holding the schema version and the ledger id, and the
+ * `transitions` table.
  */
+import { randomUUID } from 'node:crypto';
 import { LedgerStorageCorruptError } from '../../errors.js';
-import type { SqliteDatabase } from './sqlite-database.js';
+import { LEDGER_ID_ROW, metaTableSql } from './open-file.js';
+import type { SqliteHandle } from './sqlite-handle.js';
 
 /** The schema version this code writes and reads. */
 export const SQLITE_SCHEMA_VERSION = 1;
@@ -44,12 +47,12 @@ function createStatements(tables: SqliteTables): string {
   `;
 }
 
-function tableExists(db: SqliteDatabase, name: string): boolean {
+function tableExists(db: SqliteHandle, name: string): boolean {
   const row = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name);
   return row !== undefined;
 }
 
-function readVersion(db: SqliteDatabase, tables: SqliteTables): unknown {
+function readVersion(db: SqliteHandle, tables: SqliteTables): unknown {
   if (!tableExists(db, tables.meta)) return undefined;
   const row = db.prepare(`SELECT value FROM "${tables.meta}" WHERE name = 'schema_version'`).get() as
     | { value?: unknown }
@@ -58,7 +61,7 @@ function readVersion(db: SqliteDatabase, tables: SqliteTables): unknown {
 }
 
 /** True when the store is at the current version; throws when it cannot be trusted. */
-function checkVersion(db: SqliteDatabase, tables: SqliteTables, location: string): boolean {
+function checkVersion(db: SqliteHandle, tables: SqliteTables, location: string): boolean {
   const stored = readVersion(db, tables);
   if (stored === undefined) return false;
   const version = typeof stored === 'string' && /^[1-9][0-9]*$/.test(stored) ? Number(stored) : Number.NaN;
@@ -80,17 +83,33 @@ function checkVersion(db: SqliteDatabase, tables: SqliteTables, location: string
 
 /**
  * Create the tables when absent and check the schema version; idempotent and safe to run from
- * several processes at once (the creation runs under `BEGIN IMMEDIATE`).
+ * several processes at once (the creation runs under `BEGIN IMMEDIATE`). With `create: false` a
+ * database without the schema is refused as corrupt: the caller said the ledger exists.
  */
-export function ensureSqliteSchema(db: SqliteDatabase, tables: SqliteTables, location: string): void {
+export function ensureSqliteSchema(db: SqliteHandle, tables: SqliteTables, location: string, create = true): void {
   if (checkVersion(db, tables, location)) return;
-  db.transaction(() => {
+  db.immediate(() => {
     // Re-read under the write lock: another process may have created the schema meanwhile.
     if (checkVersion(db, tables, location)) return;
-    db.exec(`CREATE TABLE IF NOT EXISTS "${tables.meta}" (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)`);
+    if (!create) {
+      throw new LedgerStorageCorruptError(
+        location,
+        `it holds no ledger (no \`schema_version\` row in \`${tables.meta}\`), and the store was opened with \`create: false\` (for a ledger that must exist)`,
+      );
+    }
+    db.exec(metaTableSql(tables.meta));
     db.exec(createStatements(tables));
-    db.prepare(`INSERT INTO "${tables.meta}" (name, value) VALUES ('schema_version', ?)`).run(
-      String(SQLITE_SCHEMA_VERSION),
-    );
-  }).immediate();
+    const insert = db.prepare(`INSERT OR IGNORE INTO "${tables.meta}" (name, value) VALUES (?, ?)`);
+    insert.run('schema_version', String(SQLITE_SCHEMA_VERSION));
+    // A file hyphae created already has its id; a database shared with other tables gets one now.
+    insert.run(LEDGER_ID_ROW, randomUUID());
+  });
+}
+
+/** The id written when the ledger's file (or schema) was created; null for a schema older than ids. */
+export function readLedgerId(db: SqliteHandle, tables: SqliteTables): string | null {
+  const row = db.prepare(`SELECT value FROM "${tables.meta}" WHERE name = ?`).get(LEDGER_ID_ROW) as
+    | { value?: unknown }
+    | undefined;
+  return typeof row?.value === 'string' ? row.value : null;
 }

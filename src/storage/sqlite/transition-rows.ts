@@ -6,7 +6,8 @@ import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { ListQuery } from '../ledger-storage.js';
 import { decodeRecord, type ListPosition, listOutcomes } from '../record-codec.js';
 import type { SqliteTables } from './schema.js';
-import type { SqliteDatabase, SqliteStatement } from './sqlite-database.js';
+import type { SqliteStatement } from './sqlite-database.js';
+import type { SqliteHandle } from './sqlite-handle.js';
 
 const COLUMNS = 'key, ticket_key, version, doc';
 
@@ -21,7 +22,7 @@ export interface TransitionStatements {
 }
 
 /** Prepare the statements of one connection (the schema must exist). */
-export function prepareTransitionStatements(db: SqliteDatabase, tables: SqliteTables): TransitionStatements {
+export function prepareTransitionStatements(db: SqliteHandle, tables: SqliteTables): TransitionStatements {
   const t = `"${tables.transitions}"`;
   const listCache = new Map<string, SqliteStatement>();
   return {
@@ -118,4 +119,26 @@ export function decodeTransitionRow(row: unknown, location: string): TransitionR
     throw new LedgerStorageCorruptError(where, 'the stored record does not match its row');
   }
   return record.ticketKey === row.ticket_key ? record : { ...record, ticketKey: row.ticket_key };
+}
+
+/**
+ * The record a lookup by key or by ticket found, or null. A row whose column differs from the value
+ * looked up came through a damaged index entry (one pointing at another row) and fails closed.
+ */
+export function decodeLookup(
+  row: unknown,
+  by: 'key' | 'ticket',
+  value: string,
+  location: string,
+): TransitionRecord | null {
+  if (row === undefined) return null;
+  const record = decodeTransitionRow(row, location);
+  const found = by === 'key' ? record.key : record.ticketKey;
+  if (found !== value) {
+    throw new LedgerStorageCorruptError(
+      `${location}#${record.key}`,
+      `a lookup by ${by} \`${value}\` returned the record of another ${by}: an index is damaged (run \`hyphae doctor --deep\`)`,
+    );
+  }
+  return record;
 }

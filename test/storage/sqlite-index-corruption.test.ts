@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLedger, LedgerStorageCorruptError } from '../../src/index.js';
+import { createSqliteStorage, type SqliteDatabase, type SqliteStatement } from '../../src/storage/sqlite.js';
+import { makeTestRecord } from '../../src/testing/index.js';
+import { checks, damageKeyIndex } from '../helpers/sqlite-damage.js';
+import { SQLITE_DRIVERS } from './sqlite-drivers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-index-'));
+const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each(SQLITE_DRIVERS)('a SQLite ledger with a damaged index, through %s', (driver) => {
+  it('fails closed on redispatch of three completed calls whose key entries are hidden, running none again', async () => {
+    const file = freshFile();
+    const open = () =>
+      createLedger({ storage: createSqliteStorage({ path: file, driver }), agentId: 'a', policyVersion: '1' });
+    const effects: string[] = [];
+    const spec = { name: 'pay', sideEffectClass: 'non_idempotent_mutate' } as const;
+    const first = open();
+    const pay = first.tool(spec, async ({ id }: { id: string }) => effects.push(id));
+    for (const id of ['1', '2', '3']) await pay({ id }, { toolCallId: `call-${id}` });
+    const keys = (await first.list({ tool: 'pay' })).records.map((record) => record.key);
+    await first.close();
+    for (const key of keys) damageKeyIndex(file, key, 'key');
+    expect(checks(file).quick).toBe('ok');
+    expect(checks(file).integrity).toMatch(/missing from index sqlite_autoindex_hyphae_transitions_1/);
+
+    const second = open();
+    const again = second.tool(spec, async ({ id }: { id: string }) => effects.push(id));
+    for (const id of ['1', '2', '3']) {
+      const error: unknown = await again({ id }, { toolCallId: `call-${id}` }).catch((reason: unknown) => reason);
+      assert.ok(error instanceof LedgerStorageCorruptError, `call ${id}: ${String(error)}`);
+      expect(error.message).toContain('the ticket index holds a record the key lookup missed');
+      expect(error.message).toContain('`hyphae doctor --deep`');
+    }
+    expect(effects).toEqual(['1', '2', '3']);
+    await second.close();
+  });
+
+  it('fails closed when a key entry points at another record, on lookup and on create', async () => {
+    const file = freshFile();
+    const storage = createSqliteStorage({ path: file, driver });
+    const [b, a] = [makeTestRecord(), makeTestRecord()];
+    await storage.create(makeTestRecord());
+    await storage.create(b);
+    await storage.create(a);
+    await storage.close();
+    // Rows 2 and 3 store their rowid in one byte (rowid 1 takes none); point row 3's entry at row 2.
+    damageKeyIndex(file, a.key, { rowid: 2 });
+    expect(checks(file).quick).toBe('ok');
+
+    const reopened = createSqliteStorage({ path: file, driver });
+    // SQLite reads the key column from the index and the document from the row it points at.
+    await assert.rejects(reopened.get(a.key), /the stored record does not match its row/);
+    await assert.rejects(reopened.create({ ...a, owner: 'someone-else' }), LedgerStorageCorruptError);
+    expect(await reopened.get(b.key)).toEqual(b);
+    await reopened.close();
+  });
+});
+
+describe('a SQLite insert that conflicts while both lookups found nothing', () => {
+  it('fails closed instead of reporting a created or an absent record', async () => {
+    const db = new Database(join(dir, `blind-${randomUUID()}.db`));
+    const record = makeTestRecord();
+    await createSqliteStorage({ database: db }).create(record);
+    // The fault a damaged index gives, injected: lookups that see nothing over a table that has the row.
+    const blind: SqliteStatement = { run: () => ({ changes: 0 }), get: () => undefined, all: () => [] };
+    const lookupsBlind: SqliteDatabase = {
+      name: db.name,
+      get open() {
+        return db.open;
+      },
+      get inTransaction() {
+        return db.inTransaction;
+      },
+      prepare: (source) => (/^SELECT .* WHERE (key|ticket_key) = \?$/.test(source) ? blind : db.prepare(source)),
+      exec: (source) => db.exec(source),
+      pragma: (source) => db.pragma(source),
+      transaction: (fn) => db.transaction(fn),
+      close: () => db.close(),
+    };
+    const storage = createSqliteStorage({ database: lookupsBlind });
+    const error: unknown = await storage.create({ ...record, owner: 'second' }).catch((reason: unknown) => reason);
+    assert.ok(error instanceof LedgerStorageCorruptError, String(error));
+    expect(error.message).toContain('the insert hit a unique key or ticket that neither lookup found');
+    expect(db.prepare('SELECT count(*) AS n FROM hyphae_transitions').get()).toEqual({ n: 1 });
+    db.close();
+  });
+});
