@@ -96,8 +96,8 @@ describe('config durations', () => {
   const lease = (ttl: string): string =>
     yaml('transition:', '  agent_id: a', "  policy_version: '1'", `  lease_ttl: ${ttl}`);
 
-  it('refuses a duration beyond the maximum, in text or in milliseconds', () => {
-    for (const ttl of ['99999999999999d', '25d', String(MAX_DURATION_MS + 1)]) {
+  it('refuses a duration beyond the maximum', () => {
+    for (const ttl of ['99999999999999d', '25d', `${MAX_DURATION_MS + 1}ms`]) {
       const issue = onlyIssue(lease(ttl));
       expect(issue.path).toBe('transition.lease_ttl');
       expect(issue.message).toMatch(/longer than the maximum, 2147483647 ms/);
@@ -107,7 +107,17 @@ describe('config durations', () => {
 
   it('accepts durations up to the maximum', () => {
     expect(settingsOf(lease('24d')).transition?.leaseTtlMs).toBe(24 * 86_400_000);
-    expect(settingsOf(lease(String(MAX_DURATION_MS))).transition?.leaseTtlMs).toBe(MAX_DURATION_MS);
+    expect(settingsOf(lease(`${MAX_DURATION_MS}ms`)).transition?.leaseTtlMs).toBe(MAX_DURATION_MS);
+  });
+
+  it('refuses a bare number, naming the units it could have meant', () => {
+    // mycelium-runtime's `lease_ttl: 3600` is seconds; read as milliseconds it would be 3.6 s.
+    const issue = onlyIssue(lease('3600'));
+    expect(issue).toMatchObject({ path: 'transition.lease_ttl', line: 4 });
+    expect(issue.message).toBe(
+      'A duration needs its unit: `3600` could be milliseconds or seconds; write `3600ms`, `3600s`, `60m` or `1h`',
+    );
+    expect(onlyIssue(lease('2.5')).message).toContain('`2.5ms`, `2.5s`');
   });
 
   it('parseDuration reads only strings', () => {

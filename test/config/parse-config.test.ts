@@ -23,7 +23,7 @@ describe('parsing a valid config', () => {
     });
   });
 
-  it('reads durations in ms, s, m, h, d or as milliseconds', () => {
+  it('reads durations in ms, s, m, h and d', () => {
     const settings = settingsOf(
       yaml(
         'transition:',
@@ -31,7 +31,7 @@ describe('parsing a valid config', () => {
         "  policy_version: '2026.07'",
         '  lease_ttl: 90s',
         '  poll_timeout: 1h',
-        '  reconcile_timeout: 2500',
+        '  reconcile_timeout: 2500ms',
         '  lease_renew_interval: 0.5m',
       ),
     );
@@ -81,7 +81,7 @@ describe('parsing a valid config', () => {
         '    retry_permission: never_retry_automatically',
         '    spendability: non_replayable',
         '    provider_idempotency_key_param: key',
-        '    provider_idempotency_key_ttl: 0',
+        '    provider_idempotency_key_ttl: 0s',
         '    request_id_param: order_id',
         '    bookkeeping_params: [trace]',
         '    lease_ttl: 2m',

@@ -71,7 +71,7 @@ describe('config schema errors: values', () => {
     });
   });
 
-  it('refuses a zero lease, as a string or a number', () => {
+  it('refuses a zero lease, and a bare number', () => {
     const issues = issuesOf(yaml('transition:', '  agent_id: a', '  policy_version: 1', '  lease_ttl: 0s'));
     const numeric = issuesOf(yaml('transition:', '  agent_id: a', '  policy_version: 1', '  lease_ttl: 0'));
 
@@ -80,10 +80,10 @@ describe('config schema errors: values', () => {
         path: 'transition.lease_ttl',
         line: 4,
         column: 14,
-        message: 'Expected a duration greater than 0 such as `30s`, `5m`, `1h` or a number of milliseconds, got `0s`',
+        message: 'Expected a duration greater than 0 with its unit, such as `30s`, `5m`, `1h` or `500ms`, got `0s`',
       },
     ]);
-    expect(numeric[0]?.message).toMatch(/greater than 0 .* got `0`$/);
+    expect(numeric[0]?.message).toMatch(/^A duration needs its unit: `0`/);
   });
 
   it('refuses a duration in an unknown unit', () => {

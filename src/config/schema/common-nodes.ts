@@ -30,23 +30,45 @@ export function parseDuration(text: string): number | undefined {
   return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
 }
 
+/** The fixes a bare number of a duration could have meant, for the message that refuses it. */
+function unitFixes(value: number): string {
+  const whole = Number.isInteger(value) ? value : Number(value.toFixed(3));
+  return [`${whole}ms`, `${whole}s`, ...(whole >= 60 && whole % 60 === 0 ? [`${whole / 60}m`] : [])]
+    .map((text) => `\`${text}\``)
+    .join(', ');
+}
+
 /**
- * A duration: `30s`, `5m`, `1h`, `250ms`, `1d`, or a number of milliseconds, at most
- * {@link MAX_DURATION_MS}. Parses to ms. `positive` refuses zero (a lease of zero would be unbounded).
+ * A duration with its unit: `30s`, `5m`, `1h`, `250ms`, `1d`, at most {@link MAX_DURATION_MS}.
+ * Parses to ms. `positive` refuses zero (a lease of zero would be unbounded).
+ *
+ * A bare number is refused, never reinterpreted: mycelium-runtime reads `lease_ttl: 3600` as
+ * seconds, an ms-based reader as 3.6 s, and a lease a thousand times too short lets peers take over
+ * a running payment. The message names the fix. A key whose name carries its unit (`*_ms`) may
+ * take a number: `{ unitInName: true }`.
  */
-export function duration(options: Base & { readonly positive?: boolean } = {}): Node<number> {
+export function duration(
+  options: Base & { readonly positive?: boolean; readonly unitInName?: boolean } = {},
+): Node<number> {
   const positive = options.positive ?? true;
-  const expected = `a duration${positive ? ' greater than 0' : ''} such as \`30s\`, \`5m\`, \`1h\` or a number of milliseconds`;
+  const numeric = options.unitInName === true;
+  const expected = `a duration${positive ? ' greater than 0' : ''} with its unit, such as \`30s\`, \`5m\`, \`1h\` or \`500ms\``;
   // The lookahead needs a non-zero digit, so `0s` and `0.0m` fail the published schema too.
   const pattern = `^${positive ? '(?=[^1-9]*[1-9])' : ''}\\d+(\\.\\d+)?(ms|s|m|h|d)$`;
+  const text = { type: 'string', pattern };
   const number = positive
     ? { type: 'number', exclusiveMinimum: 0, maximum: MAX_DURATION_MS }
     : { type: 'number', minimum: 0, maximum: MAX_DURATION_MS };
   return make(
     expected,
     options.description,
-    () => ({ anyOf: [number, { type: 'string', pattern }] }),
+    () => (numeric ? { anyOf: [number, text] } : text),
     (value, path, issues) => {
+      if (typeof value === 'number' && !numeric) {
+        const message = `A duration needs its unit: \`${value}\` could be milliseconds or seconds; write ${unitFixes(value)} or \`1h\``;
+        issues.push({ path, target: 'value', message });
+        return;
+      }
       const ms = typeof value === 'string' ? parseDuration(value) : typeof value === 'number' ? value : undefined;
       const ok = ms !== undefined && Number.isFinite(ms) && (positive ? ms > 0 : ms >= 0);
       if (!ok) issues.push({ path, target: 'value', message: mismatch(expected, value) });
