@@ -225,6 +225,7 @@ export {
   LedgerSoftBlockError,
   LedgerStorageCorruptError,
   LedgerStorageUnavailableError,
+  LedgerStorageUnsafeError,
 } from './errors.js';
 export {
   type BudgetBooking,
@@ -438,10 +439,12 @@ export type {
 } from './ledger/types.js';
 export type {
   CreateResult,
+  LedgerIdentity,
   LedgerStorage,
   ListPage,
   ListQuery,
   StorageCapabilities,
+  StorageHazard,
 } from './storage/ledger-storage.js';
 export { createMemoryStorage } from './storage/memory.js';
 export {
