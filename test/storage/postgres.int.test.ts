@@ -63,8 +63,15 @@ describe.skipIf(skip)('postgres storage', () => {
       await first?.ensureSchema();
       expect((await first?.create(makeTestRecord()))?.created).toBe(true);
       expect((await second?.list())?.records).toHaveLength(1);
-      const { rows } = await admin.query(`SELECT name, value FROM "public"."${tablePrefix}meta"`);
-      expect(rows).toEqual([{ name: 'schema_version', value: '1' }]);
+      const { rows } = await admin.query(`SELECT name, value FROM "public"."${tablePrefix}meta" ORDER BY name`);
+      // One ledger id, however many pools raced to initialise the store.
+      const identities = await Promise.all(storages.map((storage) => storage.identity()));
+      expect(new Set(identities.map((identity) => identity.ledgerId)).size).toBe(1);
+      expect(rows).toEqual([
+        { name: 'ledger_created_at', value: String(identities[0]?.createdAt) },
+        { name: 'ledger_id', value: identities[0]?.ledgerId },
+        { name: 'schema_version', value: '1' },
+      ]);
       const indexes = await admin.query<{ indexname: string }>(
         'SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname',
         [`${tablePrefix}transitions`],
