@@ -48,7 +48,11 @@ export async function openLedgerStorage(store: StoreSettings, env: ConfigEnv): P
       const { createRedisStorage } = await import('../storage/redis.js');
       return createRedisStorage(
         { url: resolveValue(store.url, env) },
-        store.prefix === undefined ? {} : { prefix: store.prefix },
+        {
+          ...(store.prefix === undefined ? {} : { prefix: store.prefix }),
+          ...(store.allowEviction === undefined ? {} : { allowEviction: store.allowEviction }),
+          ...(store.create === undefined ? {} : { create: store.create }),
+        },
       );
     }
     case 'postgres': {
@@ -58,6 +62,7 @@ export async function openLedgerStorage(store: StoreSettings, env: ConfigEnv): P
         {
           ...(store.schema === undefined ? {} : { schema: store.schema }),
           ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
+          ...(store.create === undefined ? {} : { create: store.create }),
         },
       );
     }
