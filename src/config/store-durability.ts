@@ -12,8 +12,8 @@ import type { ConfigSettings, StoreSettings } from './types.js';
 /** Which ledger section a store belongs to. */
 export type LedgerSection = 'action_ledger' | 'task_ledger';
 
-/** The first side-effecting tool or task the ledgers on `store` of `section` cover, for the message. */
-function sideEffectingCovered(settings: ConfigSettings, section: LedgerSection): string | undefined {
+/** The first side-effecting tool or task the ledgers on the store of `section` cover (`tools (\`pay\`)`). */
+export function sideEffectingCovered(settings: ConfigSettings, section: LedgerSection): string | undefined {
   const covers = (kind: 'tools' | 'tasks'): string | undefined => {
     const names = kind === 'tools' ? ledgeredTools(settings) : ledgeredTasks(settings);
     const name = names.find((candidate) => {
