@@ -20,6 +20,7 @@ import { buildFuses } from './build-fuses.js';
 import { createConfig, type HyphaeConfig } from './create-config.js';
 import { ConfigError } from './errors.js';
 import {
+  createDefault,
   openLedgerStorage,
   openReceiptSigner,
   openReceiptSink,
@@ -153,7 +154,7 @@ async function openLedgers(
   const receipts = opened.receipts === undefined ? {} : { receipts: opened.receipts };
   let ledger: Ledger | undefined;
   if (actionLedger !== undefined) {
-    opened.action = await openLedgerStorage(actionLedger.store, env);
+    opened.action = await openLedgerStorage(actionLedger.store, env, createDefault(settings));
     const issue = nonDurableStoreIssue(settings, 'action_ledger', actionLedger.store, opened.action);
     if (issue !== undefined) refuse(issue);
     ledger = createLedger({ ...base, ...receipts, storage: opened.action, onArgsDrift: actionLedger.onArgsDrift });
@@ -161,7 +162,8 @@ async function openLedgers(
   let tasks: Ledger | undefined;
   if (taskLedger !== undefined) {
     const store = taskLedger.store;
-    const storage = store === 'action_ledger' ? opened.action : await openLedgerStorage(store, env);
+    const storage =
+      store === 'action_ledger' ? opened.action : await openLedgerStorage(store, env, createDefault(settings));
     if (store !== 'action_ledger' && storage !== undefined) {
       opened.task = storage;
       const issue = nonDurableStoreIssue(settings, 'task_ledger', store, storage);

@@ -7,6 +7,7 @@ import { hyphae } from '../config/cli-runner.js';
 import { useTempDir, yaml } from '../config/helpers.js';
 import { integrationSkip, POSTGRES_URL, probePostgres, probeRedis, REDIS_URL } from '../helpers/integration.js';
 import { hasRedisServer, type OwnRedis, startOwnRedis } from '../helpers/own-redis.js';
+import { deleteRedisKeys } from '../helpers/server-stores.js';
 
 const tempDir = useTempDir();
 const skip = integrationSkip(await probeRedis()) || integrationSkip(await probePostgres());
@@ -116,5 +117,48 @@ describe.skipIf(skip || !(await hasRedisServer()))('hyphae doctor: what each sto
     expect(redis.stdout).toMatch(LEDGER_ID);
     expect(postgres[0]).toMatch(LEDGER_ID);
     expect(postgres[0]?.match(LEDGER_ID)?.[0]).toBe(postgres[1]?.match(LEDGER_ID)?.[0]);
+  });
+});
+
+describe.skipIf(skip)('hyphae init --stores: the production profile opens only an existing ledger', () => {
+  const redisPrefix = `hyphae-init-stores-${randomBytes(4).toString('hex')}:`;
+  const tablePrefix = `hyphae_is${randomBytes(4).toString('hex')}_`;
+
+  afterAll(async () => {
+    await deleteRedisKeys(REDIS_URL, redisPrefix);
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`DROP TABLE IF EXISTS "${tablePrefix}transitions", "${tablePrefix}meta"`);
+    await admin.end();
+  });
+
+  it('doctor refuses a store that holds no ledger until `init --stores` initialises it once', () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'hyphae.yaml'),
+      yaml(
+        'profile: production',
+        'transition: { agent_id: a, policy_version: 1 }',
+        `action_ledger: { storage: redis, url_env: DOCTOR_REDIS_URL, prefix: "${redisPrefix}" }`,
+        `task_ledger: { storage: postgres, dsn_env: DOCTOR_PG_URL, table_prefix: ${tablePrefix} }`,
+        'tools:',
+        '  lookup: { side_effect_class: read }',
+      ),
+    );
+    const env = { DOCTOR_REDIS_URL: REDIS_URL, DOCTOR_PG_URL: POSTGRES_URL };
+
+    const before = hyphae(dir, ['doctor'], env);
+    const init = hyphae(dir, ['init', '--stores'], env);
+    const after = hyphae(dir, ['doctor'], env);
+
+    expect(before.code).toBe(1);
+    expect(before.stdout).toMatch(/FAIL +action ledger +redis: .*holds no ledger/);
+    expect(before.stdout).toMatch(/FAIL +task ledger +postgres: .*holds no ledger/);
+    expect(before.stdout).toContain('fix: a new deployment: initialise the store once with `hyphae init --stores`');
+    expect(init.code).toBe(0);
+    const ids = [...init.stdout.matchAll(/Ledger (redis|postgres): ([0-9a-f-]{36})/g)].map((match) => match[2]);
+    expect(ids).toHaveLength(2);
+    expect(after.code).toBe(0);
+    for (const id of ids) expect(after.stdout).toContain(`ledger ${id}`);
   });
 });

@@ -8,6 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import { formatPath } from '../../config/locate.js';
 import {
+  createDefault,
   openLedgerStorage,
   openReceiptSigner,
   openReceiptSink,
@@ -82,6 +83,9 @@ async function exists(path: string): Promise<boolean> {
 
 function storeFix(store: StoreSettings, error: unknown): string {
   if (error instanceof GuardError && error.code === 'ledger_storage_corrupt') {
+    if (/holds no ledger/.test(error.message)) {
+      return 'a new deployment: initialise the store once with `hyphae init --stores`; otherwise it was emptied: restore it from a backup';
+    }
     return /newer/.test(error.message)
       ? 'upgrade hyphae: the store was written by a newer version'
       : 'restore the store from a backup; never point hyphae at a damaged store';
@@ -145,7 +149,7 @@ async function checkLedgerStore(
   let storage: (LedgerStorage & { ensureSchema?: () => Promise<void> }) | undefined;
   try {
     // Opening connects nothing yet: the store's capabilities are known before any I/O.
-    storage = await openLedgerStorage(store, env);
+    storage = await openLedgerStorage(store, env, createDefault(settings));
     const open = storage;
     const transient = nonDurableStoreIssue(settings, section, store, open);
     if (transient !== undefined) {
