@@ -193,7 +193,9 @@ async function sqliteRows(): Promise<Row[]> {
 
 function outcome(counts: FaultCounts): string {
   const refused = Object.entries(counts.refused).map(([code, count]) => `${count} \`${code}\``);
-  return [`${counts.returned} returned`, ...refused].join(', ');
+  const parts = [...(counts.duplicates > 0 ? [`${counts.duplicates} ran again`] : [])];
+  if (counts.returned > 0) parts.push(`${counts.returned} returned the stored result`);
+  return [...parts, ...refused].join(', ');
 }
 
 const loadAtStart = load();

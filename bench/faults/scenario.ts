@@ -13,6 +13,7 @@ export interface FaultCounts {
   /** First calls that completed before the fault (a store refused up front completes none). */
   readonly completed: number;
   readonly duplicates: number;
+  /** Redispatches that returned without running the body (the stored result). */
   readonly returned: number;
   /** Refusals by error code (`ledger_storage_corrupt: 40`). */
   readonly refused: Readonly<Record<string, number>>;
@@ -80,5 +81,6 @@ export async function runFault(plan: FaultPlan, calls: number): Promise<FaultCou
   const duplicates = ids.filter((id) => (before.get(id) ?? 0) > 0 && (effects.get(id) ?? 0) > (before.get(id) ?? 0));
   await first.close().catch(() => undefined);
   if (second !== first) await second.close().catch(() => undefined);
-  return { calls, completed, duplicates: duplicates.length, returned, refused };
+  const ranAgain = ids.filter((id) => (effects.get(id) ?? 0) > (before.get(id) ?? 0)).length;
+  return { calls, completed, duplicates: duplicates.length, returned: returned - ranAgain, refused };
 }
