@@ -42,6 +42,7 @@ describe.skipIf(skip)('postgres storage', () => {
     name: 'postgres',
     open: () => createPostgresStorage({ connectionString: POSTGRES_URL }, { tablePrefix: conformancePrefix }),
     api: { describe, it },
+    identity: true,
   });
 
   /** A storage on its own tables, and the names to poke at those tables directly. */
