@@ -4,6 +4,7 @@
  * server of this file's own, never the shared one.
  */
 import { Redis } from 'ioredis';
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerStorageUnsafeError } from '../../src/errors.js';
 import { createLedger } from '../../src/ledger/create-ledger.js';
@@ -125,4 +126,12 @@ describe.skipIf(skip)('redis: maxmemory-policy', () => {
       });
     });
   }
+
+  it('reads the policy from a RESP3 reply too', async () => {
+    const resp3 = await createClient({ url: evicting.url, RESP: 3 }).connect();
+    closers.push(() => resp3.close());
+    const storage = createRedisStorage({ client: resp3 }, { prefix: 'resp3:' });
+
+    expect(await storage.hazards()).toEqual([expect.objectContaining({ code: 'evicting_maxmemory_policy' })]);
+  });
 });
