@@ -108,6 +108,9 @@ function connectionOf(connection: RedisConnectionOptions): RedisConnection {
  * Every write is one Lua script (create with its ticket index entry, compare-and-set update), run
  * with EVALSHA and loaded again when the server answers NOSCRIPT. Durability is the server's: use
  * AOF with `appendfsync always` (or `everysec` knowingly) for a ledger that must survive a crash.
+ * When it first connects the storage reads the server's `maxmemory-policy` (anything but
+ * `noeviction` is a hazard the ledger refuses side effects on, see `allowEviction`) and meets or
+ * writes the ledger marker that every later write checks (see `create`).
  *
  * @example
  * import { createClient } from 'redis';
