@@ -85,6 +85,12 @@ async function redisRows(): Promise<Row[]> {
     );
   }
   add(
+    'server paused (SIGSTOP, 500 ms) before the redispatches',
+    await withRedis([], async (server) =>
+      runFault({ before: () => createRedisStorage({ url: server.url }), inject: () => server.pause(500) }, CALLS),
+    ),
+  );
+  add(
     'vanished records (`DEL` of every record, tickets kept)',
     await withRedis([], async ({ url }) => {
       const admin = await adminRedis(url);

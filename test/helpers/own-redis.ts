@@ -20,6 +20,8 @@ export interface OwnRedis {
   readonly port: number;
   /** Stop the server and start an empty one on the same port (no persistence: everything is lost). */
   restartEmpty(): Promise<void>;
+  /** Freeze the server (SIGSTOP) and let it go on (SIGCONT) after `ms`; resolves once it is frozen. */
+  pause(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,13 @@ export async function startOwnRedis(args: readonly string[] = []): Promise<OwnRe
     async restartEmpty() {
       await stop();
       await start();
+    },
+    async pause(ms) {
+      const paused = pid;
+      process.kill(paused, 'SIGSTOP');
+      setTimeout(() => {
+        if (alive(paused)) process.kill(paused, 'SIGCONT');
+      }, ms).unref();
     },
     async stop() {
       await stop();

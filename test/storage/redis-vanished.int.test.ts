@@ -85,6 +85,18 @@ describe.skipIf(skip)('redis: records lost under the ledger', () => {
         expect(effects()).toBe(1);
       });
 
+      it('a server paused inside `sideEffect`: the completion waits for it, the redispatch returns the result', async () => {
+        const storage = storageOn(own.url, client, { prefix: `pause-${client}:` });
+        const { pay, effects } = paymentOn(storage, () => own.pause(300));
+
+        const result = await pay({ amount: 5 }, { toolCallId: 'call-1' });
+        const redispatch = await pay({ amount: 5 }, { toolCallId: 'call-1' });
+
+        expect(result).toBe('paid');
+        expect(redispatch).toBe('paid');
+        expect(effects()).toBe(1);
+      });
+
       it('a record deleted inside `sideEffect`: the result, not `LedgerFencedError`; the redispatch is refused', async () => {
         const prefix = `${runPrefix}deleted-${client}:`;
         const storage = storageOn(REDIS_URL, client, { prefix });
