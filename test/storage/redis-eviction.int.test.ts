@@ -6,6 +6,7 @@
 import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuardPipeline } from '../../src/adapters/pipeline.js';
 import { LedgerStorageUnsafeError } from '../../src/errors.js';
 import { createLedger } from '../../src/ledger/create-ledger.js';
 import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
@@ -126,6 +127,26 @@ describe.skipIf(skip)('redis: maxmemory-policy', () => {
       });
     });
   }
+
+  it('an adapter refuses the call with a well-formed result and stops the run', async () => {
+    const ledger = createLedger({
+      storage: createRedisStorage({ url: evicting.url }, { prefix: 'adapter:' }),
+      agentId: 'a',
+      policyVersion: '1',
+      logger: collectingLogger(),
+    });
+    closers.push(() => ledger.close());
+    const run = createGuardPipeline({ ledger, tools: { pay: { sideEffectClass: 'payment' } } }).forRun({ runId: 'r1' });
+    let runs = 0;
+
+    const outcome = await run.executeToolCall({ id: 'call_1', name: 'pay', args: {} }, async () => {
+      runs += 1;
+      return 'paid';
+    });
+
+    expect(outcome).toMatchObject({ status: 'refused', code: 'ledger_storage_unsafe', terminal: true });
+    expect(runs).toBe(0);
+  });
 
   it('reads the policy from a RESP3 reply too', async () => {
     const resp3 = await createClient({ url: evicting.url, RESP: 3 }).connect();
