@@ -137,6 +137,7 @@ export function createRedisStorage(
   const markerKey = `${prefix}ledger`;
   const preflightSettings = {
     markerKey,
+    indexKey,
     create: settings.create ?? true,
     allowEviction: settings.allowEviction ?? false,
   };

@@ -154,7 +154,7 @@ describe.skipIf(skip)('hyphae init --stores: the production profile opens only a
     expect(before.code).toBe(1);
     expect(before.stdout).toMatch(/FAIL +action ledger +redis: .*holds no ledger/);
     expect(before.stdout).toMatch(/FAIL +task ledger +postgres: .*holds no ledger/);
-    expect(before.stdout).toContain('fix: a new deployment: initialise the store once with `hyphae init --stores`');
+    expect(before.stdout).toContain('fix: a new deployment, or a store written before ledger ids: initialise it once');
     expect(init.code).toBe(0);
     const ids = [...init.stdout.matchAll(/Ledger (redis|postgres): ([0-9a-f-]{36})/g)].map((match) => match[2]);
     expect(ids).toHaveLength(2);

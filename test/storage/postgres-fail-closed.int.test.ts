@@ -111,6 +111,9 @@ describe.skipIf(skip)('postgres: fail closed', () => {
     expect((refused as Error).message).toMatch(/holds no ledger.*`create: false`/);
     expect(await reopened.identity()).toEqual(created);
     expect((await reopened.create(makeTestRecord({ key: 'k1' }))).created).toBe(true);
+    await admin.query(`DELETE FROM ${table('meta')} WHERE name LIKE 'ledger_%'`);
+    const older = await rejectionOf(open().ensureSchema());
+    expect((older as Error).message).toMatch(/no ledger id \(written by an older hyphae/);
     await admin.query(`DROP TABLE ${table('transitions')}, ${table('meta')}`);
     expect(await rejectionOf(open().ensureSchema())).toBeInstanceOf(LedgerStorageCorruptError);
   });

@@ -171,6 +171,21 @@ describe.skipIf(skip)('redis: records lost under the ledger', () => {
       expect((await reopened.create(makeTestRecord({ key: 'k1' }))).created).toBe(true);
     });
 
+    it('`create: false` names a store with records but no marker (an older hyphae) apart from an empty one', async () => {
+      const prefix = `${runPrefix}premarker:`;
+      const writer = createRedisStorage({ url: REDIS_URL }, { prefix });
+      closers.push(() => writer.close());
+      await writer.create(makeTestRecord({ key: 'k1' }));
+      await admin.del(`${prefix}ledger`);
+      const strict = createRedisStorage({ url: REDIS_URL }, { prefix, create: false });
+      closers.push(() => strict.close());
+
+      const refused = await rejectionOf(strict.identity());
+
+      expect(refused).toBeInstanceOf(LedgerStorageCorruptError);
+      expect((refused as Error).message).toMatch(/holds records but no ledger marker.*hyphae init --stores/);
+    });
+
     it('`create: false` refuses a server restarted empty, where a new storage would start a new ledger', async () => {
       const prefix = 'reopen:';
       const before = createRedisStorage({ url: own.url }, { prefix });

@@ -83,8 +83,8 @@ async function exists(path: string): Promise<boolean> {
 
 function storeFix(store: StoreSettings, error: unknown): string {
   if (error instanceof GuardError && error.code === 'ledger_storage_corrupt') {
-    if (/holds no ledger/.test(error.message)) {
-      return 'a new deployment: initialise the store once with `hyphae init --stores`; otherwise it was emptied: restore it from a backup';
+    if (error.message.includes('opened with `create: false`')) {
+      return 'a new deployment, or a store written before ledger ids: initialise it once with `hyphae init --stores`; otherwise it was emptied: restore it from a backup';
     }
     return /newer/.test(error.message)
       ? 'upgrade hyphae: the store was written by a newer version'

@@ -15,6 +15,8 @@ const SCHEMA_UNREADABLE = 'HY002';
 const TABLE_MISSING = 'HY003';
 /** SQLSTATE the migration raises when the store holds no ledger and it may not create one. */
 const NO_LEDGER = 'HY004';
+/** SQLSTATE the migration raises when the tables exist without a ledger id and it may not write one. */
+const NO_LEDGER_ID = 'HY005';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** The ledger a migration initialises when the store holds none, and whether it may. */
@@ -98,6 +100,9 @@ BEGIN
     RAISE EXCEPTION 'transitions table missing' USING ERRCODE = '${TABLE_MISSING}';
   END IF;
   IF ledger IS NULL AND NOT ${init.create ? 'TRUE' : 'FALSE'} THEN
+    IF found IS NOT NULL THEN
+      RAISE EXCEPTION 'no ledger id' USING ERRCODE = '${NO_LEDGER_ID}';
+    END IF;
     RAISE EXCEPTION 'no ledger' USING ERRCODE = '${NO_LEDGER}';
   END IF;
   IF found::integer = ${SCHEMA_VERSION} THEN
@@ -162,6 +167,13 @@ export function migrationError(names: TableNames, error: unknown): unknown {
     return new LedgerStorageCorruptError(
       location,
       `table \`${names.label}transitions\` is missing while its schema version row is kept: records were lost`,
+      { cause: error },
+    );
+  }
+  if (code === NO_LEDGER_ID) {
+    return new LedgerStorageCorruptError(
+      location,
+      'the ledger tables have no ledger id (written by an older hyphae: run `hyphae init --stores` once to adopt them) and the storage was opened with `create: false`',
       { cause: error },
     );
   }

@@ -19,6 +19,8 @@ export interface RedisPreflight {
 export interface PreflightSettings {
   /** The ledger marker key (`<prefix>ledger`). */
   readonly markerKey: string;
+  /** The list index key (`<prefix>updated`), present when the store holds records. */
+  readonly indexKey: string;
   /** Write the marker when the store holds none; false refuses such a store. */
   readonly create: boolean;
   /** The user accepted an evicting (or unreadable) `maxmemory-policy`. */
@@ -82,12 +84,19 @@ export async function ledgerIdentity(
   settings: PreflightSettings,
 ): Promise<LedgerIdentity> {
   const args = [randomUUID(), String(Date.now()), settings.create ? '1' : '0'];
-  const reply = replyArray(await scripts.run(client, INIT_LEDGER_SCRIPT, [settings.markerKey], args)).map(replyText);
+  const keys = [settings.markerKey, settings.indexKey];
+  const reply = replyArray(await scripts.run(client, INIT_LEDGER_SCRIPT, keys, args)).map(replyText);
   const [status, ledgerId, at] = reply;
   if (status === 'missing') {
+    // Records without a marker: a store written before ledger markers existed, or one whose
+    // marker was evicted (and records with it). Neither is opened without someone deciding.
+    const reason =
+      ledgerId === '1'
+        ? 'the store holds records but no ledger marker (written by an older hyphae: run `hyphae init --stores` once to adopt it; or its marker was evicted)'
+        : 'the store holds no ledger (never initialised, or emptied: a restart without persistence, a FLUSHALL, an eviction)';
     throw new LedgerStorageCorruptError(
       `redis:${settings.markerKey}`,
-      'the store holds no ledger (never initialised, or emptied: a restart without persistence, a FLUSHALL, an eviction) and the storage was opened with `create: false`',
+      `${reason} and the storage was opened with \`create: false\``,
     );
   }
   if ((status !== 'exists' && status !== 'created') || typeof ledgerId !== 'string') {

@@ -22,15 +22,17 @@
  * Initialise the ledger marker when the store holds none, or read the one it holds.
  *
  * KEYS[1]  ledger marker (`p ledger`)
+ * KEYS[2]  list index (`p updated`), to tell a store with records from an empty one
  * ARGV[1]  the id to write when there is none
  * ARGV[2]  epoch ms of the initialisation
  * ARGV[3]  `'1'` to write the marker when there is none, `'0'` to only read it
- * Returns  `{ 'exists', id, at }`, `{ 'created', id, at }` or `{ 'missing' }` (none, and ARGV[3] is `'0'`)
+ * Returns  `{ 'exists', id, at }`, `{ 'created', id, at }` or `{ 'missing', records }` (none, and
+ *          ARGV[3] is `'0'`; records is `1` when the store holds records, else `0`)
  */
 export const INIT_LEDGER_SCRIPT = `
 local id = redis.call('HGET', KEYS[1], 'id')
 if id then return { 'exists', id, redis.call('HGET', KEYS[1], 'at') or '0' } end
-if ARGV[3] ~= '1' then return { 'missing' } end
+if ARGV[3] ~= '1' then return { 'missing', tostring(redis.call('EXISTS', KEYS[2])) } end
 redis.call('HSET', KEYS[1], 'id', ARGV[1], 'at', ARGV[2])
 return { 'created', ARGV[1], ARGV[2] }
 `;
