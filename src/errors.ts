@@ -133,6 +133,25 @@ export class LedgerStorageCorruptError extends LedgerError {
   }
 }
 
+/**
+ * The store may lose records without saying so (an evicting Redis `maxmemory-policy`), so a
+ * side-effecting call was refused before it claimed anything; the tool was not run.
+ */
+export class LedgerStorageUnsafeError extends LedgerError {
+  /** The store's name (`redis`). */
+  readonly storage: string;
+  /** The driver's hazard code (`evicting_maxmemory_policy`, `maxmemory_policy_unknown`). */
+  readonly hazard: string;
+
+  constructor(storage: string, hazard: string, reason: string) {
+    super(`Ledger storage \`${storage}\` may lose records, so the side-effecting tool was not run: ${reason}`, {
+      code: 'ledger_storage_unsafe',
+    });
+    this.storage = storage;
+    this.hazard = hazard;
+  }
+}
+
 /** An operator release was refused (a lease is still held, or a release is already pending). */
 export class LedgerReleaseRefusedError extends LedgerError {
   readonly record: TransitionRecord | null;

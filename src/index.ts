@@ -226,6 +226,7 @@ export {
   LedgerSoftBlockError,
   LedgerStorageCorruptError,
   LedgerStorageUnavailableError,
+  LedgerStorageUnsafeError,
 } from './errors.js';
 export {
   type BudgetBooking,
@@ -440,10 +441,12 @@ export type {
 } from './ledger/types.js';
 export type {
   CreateResult,
+  LedgerIdentity,
   LedgerStorage,
   ListPage,
   ListQuery,
   StorageCapabilities,
+  StorageHazard,
 } from './storage/ledger-storage.js';
 export { createMemoryStorage } from './storage/memory.js';
 export {

@@ -1,7 +1,7 @@
 /**
  * The Redis baseline: the driver's own Lua scripts run with EVALSHA through the same client, with
  * the KEYS and ARGV the driver passes (`src/storage/redis.ts`) and documents of the same size.
- *   create = EVALSHA create script (record hash, list index, ticket entry)
+ *   create = EVALSHA create script (record hash, list index, ledger marker, ticket entry)
  *   update = EVALSHA compare-and-set script
  */
 import { createHash } from 'node:crypto';
@@ -37,14 +37,19 @@ export async function openRawRedis(client: RawRedisClient, prefix: string, scrip
   await client.sendCommand(['SCRIPT', 'LOAD', scripts.update]);
   const recordPrefix = `${prefix}rec:`;
   const index = `${prefix}updated`;
+  // The scripts check the ledger marker, as the driver's do; the baseline writes it once.
+  const markerKey = `${prefix}ledger`;
+  const ledgerId = 'bench-raw';
+  await client.sendCommand(['HSET', markerKey, 'id', ledgerId, 'at', String(Date.now())]);
 
   const create = (key: string, ticketKey: string, write: WrittenDoc): Promise<unknown> =>
     client.sendCommand([
       'EVALSHA',
       createSha,
-      '3',
+      '4',
       `${recordPrefix}${key}`,
       index,
+      markerKey,
       `${prefix}ticket:${ticketKey}`,
       recordPrefix,
       key,
@@ -55,14 +60,16 @@ export async function openRawRedis(client: RawRedisClient, prefix: string, scrip
       write.tool,
       write.kind,
       `=${ticketKey}`,
+      ledgerId,
     ]);
   const update = (key: string, ticketKey: string, expected: number, write: WrittenDoc): Promise<unknown> =>
     client.sendCommand([
       'EVALSHA',
       updateSha,
-      '2',
+      '3',
       `${recordPrefix}${key}`,
       index,
+      markerKey,
       key,
       String(expected),
       write.doc,
@@ -72,6 +79,7 @@ export async function openRawRedis(client: RawRedisClient, prefix: string, scrip
       write.tool,
       write.kind,
       `=${ticketKey}`,
+      ledgerId,
     ]);
 
   return {

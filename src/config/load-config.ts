@@ -21,6 +21,7 @@ import { buildFuses } from './build-fuses.js';
 import { createConfig, type HyphaeConfig } from './create-config.js';
 import { ConfigError } from './errors.js';
 import {
+  createDefault,
   openLedgerStorage,
   openReceiptSigner,
   openReceiptSink,
@@ -29,6 +30,8 @@ import {
 } from './open-stores.js';
 import { analyzeConfig, type ConfigAnalysis, type ConfigEnv, maxConfigBytes, sizeIssue } from './parse-config.js';
 import { historyGuardOf, type PrepareMessagesEvent } from './prepare-messages.js';
+import type { NodeIssue } from './schema/nodes.js';
+import { nonDurableStoreIssue } from './store-durability.js';
 import type { ConfigSettings, TransitionSettings } from './types.js';
 
 /** Where a config comes from: a file path, or text (with the path it would have, for messages and relative paths). */
@@ -153,11 +156,16 @@ async function openReceipts(
   return receiptWriter(await openReceiptSink(receipts, settings.actionLedger?.store, env), opened.signer);
 }
 
+/**
+ * Open the ledgers' stores; `refuse` throws the config error of a store the production profile
+ * refuses (its records would not outlive the process).
+ */
 async function openLedgers(
   settings: ConfigSettings,
   options: LoadConfigOptions,
   env: ConfigEnv,
   opened: Opened,
+  refuse: (issue: NodeIssue) => never,
 ): Promise<{ ledger: Ledger | undefined; taskLedger: Ledger | undefined }> {
   const { transition, actionLedger, taskLedger } = settings;
   if (transition === undefined) return { ledger: undefined, taskLedger: undefined };
@@ -165,14 +173,21 @@ async function openLedgers(
   const receipts = opened.receipts === undefined ? {} : { receipts: opened.receipts };
   let ledger: Ledger | undefined;
   if (actionLedger !== undefined) {
-    opened.action = await openLedgerStorage(actionLedger.store, env);
+    opened.action = await openLedgerStorage(actionLedger.store, env, createDefault(settings));
+    const issue = nonDurableStoreIssue(settings, 'action_ledger', actionLedger.store, opened.action);
+    if (issue !== undefined) refuse(issue);
     ledger = createLedger({ ...base, ...receipts, storage: opened.action, onArgsDrift: actionLedger.onArgsDrift });
   }
   let tasks: Ledger | undefined;
   if (taskLedger !== undefined) {
     const store = taskLedger.store;
-    const storage = store === 'action_ledger' ? opened.action : await openLedgerStorage(store, env);
-    if (store !== 'action_ledger' && storage !== undefined) opened.task = storage;
+    const storage =
+      store === 'action_ledger' ? opened.action : await openLedgerStorage(store, env, createDefault(settings));
+    if (store !== 'action_ledger' && storage !== undefined) {
+      opened.task = storage;
+      const issue = nonDurableStoreIssue(settings, 'task_ledger', store, storage);
+      if (issue !== undefined) refuse(issue);
+    }
     if (storage !== undefined) {
       tasks = createLedger({
         ...base,
@@ -218,7 +233,9 @@ export async function loadConfig(source: ConfigSource, given: LoadConfigOptions 
   try {
     const receipts = await openReceipts(settings, analysis, display, env);
     if (receipts !== undefined) opened.receipts = receipts;
-    const { ledger, taskLedger } = await openLedgers(settings, options, env, opened);
+    const { ledger, taskLedger } = await openLedgers(settings, options, env, opened, (issue) => {
+      throw new ConfigError(display, [analysis.place(issue)]);
+    });
     if (settings.runSnapshots !== undefined) opened.snapshots = await openSnapshotStorage(settings.runSnapshots);
     const registry =
       settings.registry === undefined

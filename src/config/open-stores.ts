@@ -29,8 +29,26 @@ export function resolveValue(source: ValueSource, env: ConfigEnv): string {
   return value;
 }
 
+/** How a ledger store is opened when its block does not say. */
+export interface OpenStoreDefaults {
+  /**
+   * Initialise a store that holds no ledger (`create`), unless the store block sets `create`. The
+   * production profile opens with false, so an emptied store is refused rather than started anew.
+   */
+  readonly create?: boolean;
+}
+
+/** Whether a store of the config may initialise an empty ledger: its own `create`, else the profile's default. */
+export function createDefault(settings: { readonly profile: string }): OpenStoreDefaults {
+  return { create: settings.profile !== 'production' };
+}
+
 /** Open the ledger store `store` names (the driver module loads now; the connection on first use). */
-export async function openLedgerStorage(store: StoreSettings, env: ConfigEnv): Promise<LedgerStorage> {
+export async function openLedgerStorage(
+  store: StoreSettings,
+  env: ConfigEnv,
+  defaults: OpenStoreDefaults = {},
+): Promise<LedgerStorage> {
   switch (store.kind) {
     case 'memory':
       return createMemoryStorage();
@@ -48,7 +66,11 @@ export async function openLedgerStorage(store: StoreSettings, env: ConfigEnv): P
       const { createRedisStorage } = await import('../storage/redis.js');
       return createRedisStorage(
         { url: resolveValue(store.url, env) },
-        store.prefix === undefined ? {} : { prefix: store.prefix },
+        {
+          ...(store.prefix === undefined ? {} : { prefix: store.prefix }),
+          ...(store.allowEviction === undefined ? {} : { allowEviction: store.allowEviction }),
+          ...createSetting(store.create, defaults),
+        },
       );
     }
     case 'postgres': {
@@ -58,10 +80,16 @@ export async function openLedgerStorage(store: StoreSettings, env: ConfigEnv): P
         {
           ...(store.schema === undefined ? {} : { schema: store.schema }),
           ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
+          ...createSetting(store.create, defaults),
         },
       );
     }
   }
+}
+
+function createSetting(create: boolean | undefined, defaults: OpenStoreDefaults): { create?: boolean } {
+  const value = create ?? defaults.create;
+  return value === undefined ? {} : { create: value };
 }
 
 /** Open the snapshot store of `run_snapshots`. */

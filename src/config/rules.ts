@@ -4,7 +4,7 @@
  */
 import type { SideEffectClass } from '../ledger/envelope.js';
 import { checkBoundedTools } from './bounded-rules.js';
-import { ledgeredTasks, ledgeredTools } from './coverage.js';
+import { ledgeredTools } from './coverage.js';
 import type { NodeIssue } from './schema/nodes.js';
 import type { ConfigSettings, ToolSettings } from './types.js';
 
@@ -153,39 +153,6 @@ const toolEnvelopes: Rule = (settings, issues) => {
   }
 };
 
-function sideEffecting(
-  settings: ConfigSettings,
-  names: readonly string[],
-  kind: 'tools' | 'tasks',
-): string | undefined {
-  return names.find((name) => {
-    const cls =
-      kind === 'tools'
-        ? settings.tools[name]?.sideEffectClass
-        : (settings.tasks[name]?.sideEffectClass ?? 'idempotent_mutate');
-    return cls !== undefined && cls !== 'read';
-  });
-}
-
-const productionStores: Rule = (settings, issues) => {
-  if (settings.profile !== 'production') return;
-  const tool = sideEffecting(settings, ledgeredTools(settings), 'tools');
-  const task = sideEffecting(settings, ledgeredTasks(settings), 'tasks');
-  const refuse = (section: string, what: string): void => {
-    issues.push({
-      path: [section, 'storage'],
-      target: 'value',
-      message: `The production profile refuses the memory store for side-effecting ${what}; use \`sqlite\`, \`redis\` or \`postgres\``,
-    });
-  };
-  const actionMemory = settings.actionLedger?.store.kind === 'memory';
-  const taskStore = settings.taskLedger?.store;
-  const taskMemory = taskStore === 'action_ledger' ? actionMemory : taskStore?.kind === 'memory';
-  if (actionMemory && tool !== undefined) refuse('action_ledger', `tools (\`${tool}\`)`);
-  if (taskMemory && task !== undefined)
-    refuse(taskStore === 'action_ledger' ? 'action_ledger' : 'task_ledger', `tasks (\`${task}\`)`);
-};
-
 const receiptRules: Rule = (settings, issues) => {
   const receipts = settings.receipts;
   if (receipts === undefined) return;
@@ -238,7 +205,6 @@ const RULES: readonly Rule[] = [
   sharedStoreExists,
   coverageNamesExist,
   toolEnvelopes,
-  productionStores,
   receiptRules,
   budgetPrices,
   checkBoundedTools,

@@ -26,12 +26,22 @@ export type StoreSettings =
       readonly tablePrefix?: string;
       readonly synchronous?: 'FULL' | 'NORMAL';
     }
-  | { readonly kind: 'redis'; readonly url: ValueSource; readonly prefix?: string }
+  | {
+      readonly kind: 'redis';
+      readonly url: ValueSource;
+      readonly prefix?: string;
+      /** Accept an evicting `maxmemory-policy` (see the driver's `allowEviction`). */
+      readonly allowEviction?: boolean;
+      /** False opens only an existing ledger (see the driver's `create`). */
+      readonly create?: boolean;
+    }
   | {
       readonly kind: 'postgres';
       readonly dsn: ValueSource;
       readonly schema?: string;
       readonly tablePrefix?: string;
+      /** False opens only an existing ledger (see the driver's `create`). */
+      readonly create?: boolean;
     };
 
 /** Which tools or tasks a ledger covers: every configured one, or the listed ones. */

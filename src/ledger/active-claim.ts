@@ -7,11 +7,15 @@
  *   A claims (fence 1, v1) ── pauses ──────────────── wakes, CAS(v1 → v2) fails ─► LedgerFencedError
  *   B          lease expires ─► takes over (fence 2, v2) ─► runs
  *
+ * A record that vanished, or went back to an older version or fence, was not taken over: the store
+ * lost writes (restarted empty, flushed, restored). That fails closed with LedgerStorageCorruptError,
+ * never LedgerFencedError, so the caller is not told another owner holds a call nobody holds.
+ *
  * Writes of one claim (lease renewals, boundary marks, completion) are serialised through a queue.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../core/clock.js';
-import { GuardError, LedgerFencedError, LedgerStorageUnavailableError } from '../errors.js';
+import { GuardError, LedgerFencedError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { advanceBoundary, type Boundary } from './envelope.js';
 import type { TransitionRecord } from './transition-record.js';
@@ -29,6 +33,28 @@ function sameWrite(stored: TransitionRecord, intended: TransitionRecord): boolea
   return JSON.stringify({ ...stored, ticketKey: null }) === JSON.stringify({ ...intended, ticketKey: null });
 }
 
+/**
+ * The error for a claim whose record is gone or older than what the claim last wrote (versions and
+ * fences only grow, so neither is a takeover); null for a record another owner took over.
+ */
+function lostRecord(
+  storage: LedgerStorage,
+  base: TransitionRecord,
+  stored: TransitionRecord | null,
+): LedgerStorageCorruptError | null {
+  const location = `${storage.capabilities.name}#${base.key}`;
+  if (stored === null) {
+    return new LedgerStorageCorruptError(location, `transition \`${base.key}\` disappeared while its call ran`);
+  }
+  if (stored.version < base.version || (Number.isInteger(stored.fence) ? stored.fence : 0) < base.fence) {
+    return new LedgerStorageCorruptError(
+      location,
+      `transition \`${base.key}\` went back from version ${base.version} (fence ${base.fence}) to version ${stored.version} (fence ${stored.fence}) while its call ran`,
+    );
+  }
+  return null;
+}
+
 /** Wrap a driver error as "storage unavailable" unless it is already a typed hyphae error. */
 export function asStorageError(operation: string, error: unknown): GuardError {
   return error instanceof GuardError ? error : new LedgerStorageUnavailableError(operation, { cause: error });
@@ -44,7 +70,8 @@ export class ActiveClaim {
   #queue: Promise<unknown> | null = null;
   /** Writes started or queued and not yet settled. */
   #pending = 0;
-  #fenced: LedgerFencedError | null = null;
+  /** Why this claim can write no more: taken over, or its record was lost. */
+  #fenced: LedgerFencedError | LedgerStorageCorruptError | null = null;
   /** A boundary reached in memory (a clean `sideEffect` exit) that rides on the next write. */
   #pendingBoundary: Boundary = 'not_crossed';
 
@@ -125,6 +152,11 @@ export class ActiveClaim {
         try {
           if (await this.#storage.update(base.key, base.version, next)) return this.#written(next);
         } catch (error) {
+          // A store that says it lost records is not retried: no answer from it can be trusted.
+          if (error instanceof LedgerStorageCorruptError) {
+            this.#fenced = error;
+            throw error;
+          }
           // The write may have landed before the connection broke: read back before deciding.
           lastError = error;
           const stored = await this.#storage.get(base.key).catch(() => undefined);
@@ -148,7 +180,7 @@ export class ActiveClaim {
           this.#current = stored;
           continue;
         }
-        this.#fenced = new LedgerFencedError(base.key, base.fence, stored);
+        this.#fenced = lostRecord(this.#storage, base, stored) ?? new LedgerFencedError(base.key, base.fence, stored);
         throw this.#fenced;
       }
       throw asStorageError(operation, lastError);

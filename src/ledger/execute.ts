@@ -22,6 +22,7 @@ import { resolveHardBlock } from './hard-block.js';
 import type { PreparedCall } from './prepare-call.js';
 import { resolveGate } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
+import { checkStorageHazards } from './storage-hazards.js';
 import { readStoredResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
 import { type TransitionWatch, watchTransition } from './transition-watch.js';
@@ -53,6 +54,8 @@ export async function execute(
   body: Body,
   options: CallOptions,
 ): Promise<unknown> {
+  const hazards = checkStorageHazards(ctx, call);
+  if (hazards !== undefined) await hazards;
   const met = await createOrMeet(ctx, call);
   if ('claimed' in met) return await runClaimed(ctx, call, met.claimed, body, options);
   let existing = met.existing;

@@ -10,8 +10,36 @@ export interface StorageCapabilities {
   readonly name: string;
   /** Several processes may share the store safely. */
   readonly crossProcess: boolean;
-  /** Records survive the process that wrote them. */
+  /**
+   * Records outlive the process that wrote them (and the host's temporary files): the one fact the
+   * production profile reads to refuse a store for side-effecting tools.
+   */
   readonly durable: boolean;
+}
+
+/**
+ * A condition of the store under which it may lose records without saying so (an evicting Redis
+ * `maxmemory-policy`), found by the driver when it connected. The ledger refuses side-effecting
+ * calls on a store with a hazard not `accepted`, and warns through its logger otherwise.
+ */
+export interface StorageHazard {
+  /** Stable code: `evicting_maxmemory_policy`, `maxmemory_policy_unknown`. */
+  readonly code: string;
+  /** What was found and how to fix it. */
+  readonly message: string;
+  /** The user accepted the hazard with the driver's named option; calls go on, with a warning. */
+  readonly accepted: boolean;
+}
+
+/**
+ * The identity of the ledger a store holds: written once, when the store is first initialised,
+ * and checked by every later write, so an emptied store is told from a new one.
+ */
+export interface LedgerIdentity {
+  /** A random id (UUID) chosen when the ledger was initialised. */
+  readonly ledgerId: string;
+  /** Epoch ms of the initialisation. */
+  readonly createdAt: number;
 }
 
 /** Result of {@link LedgerStorage.create}. */
@@ -70,6 +98,18 @@ export interface LedgerStorage {
    * throw for a store that is down; it simply stays silent.
    */
   watch?(key: string, onChange: () => void): () => void;
+  /**
+   * Optional: the hazards found when the store connected (connecting now if it has not yet); the
+   * ledger asks before every claim, so a driver answers from what it found, without a round trip.
+   */
+  hazards?(): readonly StorageHazard[] | Promise<readonly StorageHazard[]>;
+  /**
+   * Optional: the identity of the ledger the store holds, initialising the store when it holds none
+   * (unless the driver was opened with `create: false`, when that fails closed with
+   * `LedgerStorageCorruptError`). A driver that implements it refuses every write once the
+   * identity it initialised or met is gone or replaced (a store emptied under it).
+   */
+  identity?(): Promise<LedgerIdentity>;
   /** Release what the driver opened; safe to call twice. */
   close(): Promise<void>;
 }

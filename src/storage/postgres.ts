@@ -1,11 +1,26 @@
 /**
  * PostgreSQL ledger storage (`hyphae/postgres`): `INSERT … ON CONFLICT` and `UPDATE … WHERE version`.
  */
-import { GuardError, LedgerStorageUnavailableError } from '../errors.js';
-import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
+import { randomUUID } from 'node:crypto';
+import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
+import type {
+  CreateResult,
+  LedgerIdentity,
+  LedgerStorage,
+  ListPage,
+  ListQuery,
+  StorageCapabilities,
+} from './ledger-storage.js';
 import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, toStorageError } from './postgres/pool.js';
-import { createStatement, listStatement, rowRecord, storedRow, updateStatement } from './postgres/queries.js';
-import { migrationError, migrationSql, tableNames } from './postgres/schema.js';
+import {
+  createStatement,
+  listStatement,
+  ROW_COLUMNS,
+  rowRecord,
+  storedRow,
+  updateStatement,
+} from './postgres/queries.js';
+import { droppedTableError, migrationError, migrationSql, tableNames } from './postgres/schema.js';
 import { createdResult, encodeCursor, encodeRecord } from './record-codec.js';
 
 export type { PgPoolLike, PgQueryResultLike } from './postgres/pool.js';
@@ -28,6 +43,12 @@ export interface PostgresStorageSettings {
   readonly schema?: string;
   /** Prefix of the table names (`<prefix>meta`, `<prefix>transitions`); default `hyphae_`. */
   readonly tablePrefix?: string;
+  /**
+   * Create the tables and the ledger id when the store holds none (default true). False opens
+   * only a ledger that exists: dropped tables or a new, empty database fail closed with
+   * `LedgerStorageCorruptError` instead of starting a new, empty ledger.
+   */
+  readonly create?: boolean;
 }
 
 /** Ledger storage backed by PostgreSQL. */
@@ -38,6 +59,8 @@ export interface PostgresStorage extends LedgerStorage {
    * newer version of hyphae is refused with `LedgerStorageCorruptError`.
    */
   ensureSchema(): Promise<void>;
+  /** The ledger id in the meta table: met, or written by the migration when the store held none. */
+  identity(): Promise<LedgerIdentity>;
 }
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'postgres', crossProcess: true, durable: true });
@@ -85,11 +108,12 @@ export function createPostgresStorage(
   const source = connectionOf(connection);
   const locationOf = (key: string): string => `postgres:${names.label}transitions#${key}`;
   let migrated: Promise<void> | null = null;
+  const init = { ledgerId: randomUUID(), createdAt: Date.now(), create: settings.create ?? true };
 
   async function migrate(operation: string): Promise<void> {
     const pool = await source.pool(operation);
     try {
-      await pool.query(migrationSql(names, schema, tablePrefix));
+      await pool.query(migrationSql(names, schema, tablePrefix, init));
     } catch (error) {
       throw toStorageError(operation, migrationError(names, error));
     }
@@ -111,7 +135,8 @@ export function createPostgresStorage(
     try {
       return await body(pool);
     } catch (error) {
-      throw toStorageError(operation, error);
+      // The migration ran, so a table that is now missing was dropped under the store.
+      throw toStorageError(operation, droppedTableError(names, error));
     }
   }
 
@@ -122,9 +147,24 @@ export function createPostgresStorage(
       return ensureSchemaFor('ensureSchema');
     },
 
+    identity() {
+      return withPool('identity', async (pool) => {
+        const { rows } = await pool.query(
+          `SELECT name, value FROM ${names.meta} WHERE name IN ('ledger_id', 'ledger_created_at')`,
+        );
+        const value = (name: string): unknown => rows.find((row) => (row as { name?: unknown }).name === name);
+        const id = (value('ledger_id') as { value?: unknown } | undefined)?.value;
+        const at = (value('ledger_created_at') as { value?: unknown } | undefined)?.value;
+        if (typeof id !== 'string') {
+          throw new LedgerStorageCorruptError(`postgres:${names.label}meta`, 'the ledger id row is missing');
+        }
+        return { ledgerId: id, createdAt: Number(at) };
+      });
+    },
+
     async get(key) {
       return withPool('get', async (pool) => {
-        const { rows } = await pool.query(`SELECT doc, ticket_key FROM ${names.transitions} WHERE key = $1`, [key]);
+        const { rows } = await pool.query(`SELECT ${ROW_COLUMNS} FROM ${names.transitions} WHERE key = $1`, [key]);
         return rows[0] === undefined ? null : rowRecord(storedRow(rows[0]), locationOf(key));
       });
     },
@@ -165,10 +205,9 @@ export function createPostgresStorage(
 
     async findByTicket(ticketKey) {
       return withPool('findByTicket', async (pool) => {
-        const { rows } = await pool.query(
-          `SELECT key, doc, ticket_key FROM ${names.transitions} WHERE ticket_key = $1`,
-          [ticketKey],
-        );
+        const { rows } = await pool.query(`SELECT ${ROW_COLUMNS} FROM ${names.transitions} WHERE ticket_key = $1`, [
+          ticketKey,
+        ]);
         if (rows[0] === undefined) return null;
         const row = storedRow(rows[0]);
         return rowRecord(row, locationOf(row.key));

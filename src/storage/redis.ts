@@ -2,7 +2,15 @@
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
  */
 import { GuardError } from '../errors.js';
-import type { CreateResult, LedgerStorage, ListPage, ListQuery, StorageCapabilities } from './ledger-storage.js';
+import type {
+  CreateResult,
+  LedgerIdentity,
+  LedgerStorage,
+  ListPage,
+  ListQuery,
+  StorageCapabilities,
+  StorageHazard,
+} from './ledger-storage.js';
 import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
 import {
   borrowedConnection,
@@ -16,6 +24,7 @@ import {
 } from './redis/connection.js';
 import { looksLikeIoredis } from './redis/ioredis.js';
 import { listRecords, marker, planList } from './redis/list.js';
+import { markerGoneError, orphanTicketError, type RedisPreflight, runPreflight } from './redis/preflight.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
 import { createSubscriptions } from './redis/subscriptions.js';
 
@@ -34,12 +43,28 @@ export type RedisConnectionOptions =
 export interface RedisStorageSettings {
   /** Prefix of every key the driver writes; default `hyphae:`. Put a hash tag in it on Redis Cluster. */
   readonly prefix?: string;
+  /**
+   * Accept a server whose `maxmemory-policy` is not `noeviction` (or cannot be read): side-effecting
+   * calls then go on, with a warning through the ledger's logger. Default false: they are refused
+   * with `LedgerStorageUnsafeError`, since an evicted completed record runs its call again.
+   */
+  readonly allowEviction?: boolean;
+  /**
+   * Initialise the ledger marker when the store holds none (default true). False opens only a
+   * ledger that exists: a server that restarted empty or was flushed fails closed with
+   * `LedgerStorageCorruptError` instead of starting a new, empty ledger.
+   */
+  readonly create?: boolean;
 }
 
 /** Ledger storage backed by Redis. */
 export interface RedisStorage extends LedgerStorage {
   /** The prefix of every key this storage reads and writes. */
   readonly prefix: string;
+  /** The `maxmemory-policy` hazards found when the storage connected (it connects if it has not). */
+  hazards(): readonly StorageHazard[] | Promise<readonly StorageHazard[]>;
+  /** The ledger marker: met, or written when the store held none (see `create`). */
+  identity(): Promise<LedgerIdentity>;
   /**
    * Hear of every update of `key` by any client (the update script publishes it), and once when the
    * subscription is live, through a subscriber connection opened at the first watch: a `duplicate()`
@@ -83,6 +108,9 @@ function connectionOf(connection: RedisConnectionOptions): RedisConnection {
  * Every write is one Lua script (create with its ticket index entry, compare-and-set update), run
  * with EVALSHA and loaded again when the server answers NOSCRIPT. Durability is the server's: use
  * AOF with `appendfsync always` (or `everysec` knowingly) for a ledger that must survive a crash.
+ * When it first connects the storage reads the server's `maxmemory-policy` (anything but
+ * `noeviction` is a hazard the ledger refuses side effects on, see `allowEviction`) and meets or
+ * writes the ledger marker that every later write checks (see `create`).
  *
  * @example
  * import { createClient } from 'redis';
@@ -106,6 +134,33 @@ export function createRedisStorage(
   const recordKey = (key: string): string => `${recordPrefix}${key}`;
   const ticketIndexKey = (ticketKey: string): string => `${prefix}ticket:${ticketKey}`;
   const locationOf = (key: string): string => `redis:${recordKey(key)}`;
+  const markerKey = `${prefix}ledger`;
+  const preflightSettings = {
+    markerKey,
+    indexKey,
+    create: settings.create ?? true,
+    allowEviction: settings.allowEviction ?? false,
+  };
+  // Checked once, at the first connection; every write then names the ledger id it met.
+  let preflight: RedisPreflight | null = null;
+  let preflighting: Promise<RedisPreflight> | null = null;
+  function prepare(client: RedisClientLike): RedisPreflight | Promise<RedisPreflight> {
+    if (preflight !== null) return preflight;
+    preflighting ??= runPreflight(client, scripts, preflightSettings).then(
+      (found) => {
+        preflight = found;
+        return found;
+      },
+      (error: unknown) => {
+        preflighting = null;
+        throw error;
+      },
+    );
+    return preflighting;
+  }
+  async function ledgerIdOf(client: RedisClientLike): Promise<string> {
+    return (preflight ?? (await prepare(client))).identity.ledgerId;
+  }
 
   /** Run `body` with a ready client, translating every failure into a storage error. */
   async function withClient<T>(
@@ -142,17 +197,20 @@ export function createRedisStorage(
       try {
         const ready = source.client('create');
         const client = ready instanceof Promise ? await ready : ready;
+        const ledgerId = preflight?.identity.ledgerId ?? (await ledgerIdOf(client));
         const doc = encodeRecord(record);
         const command =
           ticketKey === null
-            ? ['EVALSHA', createSha, '2', recordKey(key), indexKey]
-            : ['EVALSHA', createSha, '3', recordKey(key), indexKey, ticketIndexKey(ticketKey)];
+            ? ['EVALSHA', createSha, '3', recordKey(key), indexKey, markerKey]
+            : ['EVALSHA', createSha, '4', recordKey(key), indexKey, markerKey, ticketIndexKey(ticketKey)];
         command.push(recordPrefix, key, doc, String(record.version), String(record.updatedAt));
-        command.push(record.outcome, record.tool, record.kind, marker(ticketKey));
+        command.push(record.outcome, record.tool, record.kind, marker(ticketKey), ledgerId);
         const reply = replyArray(await scripts.send(client, CREATE_RECORD_SCRIPT, command));
         const status = replyText(reply[0]);
         if (status === 'created') return createdResult(doc, locationOf(key));
+        if (status === 'ledger') throw markerGoneError(markerKey, ledgerId);
         const text = replyText(reply[1]);
+        if (status === 'orphan') throw orphanTicketError(locationOf(text ?? key));
         if ((status === 'key' || status === 'ticket') && typeof text === 'string') {
           return { created: false, conflict: status, record: decodeRecord(text, locationOf(key)) };
         }
@@ -166,16 +224,19 @@ export function createRedisStorage(
       try {
         const ready = source.client('update');
         const client = ready instanceof Promise ? await ready : ready;
+        const ledgerId = preflight?.identity.ledgerId ?? (await ledgerIdOf(client));
         let candidate = next;
         // At most two rounds: the stored ticket never changes, so a re-encoded record matches it.
         for (let round = 0; round < 2; round += 1) {
-          const command = ['EVALSHA', updateSha, '2', recordKey(key), indexKey, key, String(expectedVersion)];
-          command.push(encodeRecord(candidate), String(candidate.version), String(candidate.updatedAt));
-          command.push(candidate.outcome, candidate.tool, candidate.kind, marker(candidate.ticketKey));
+          const command = ['EVALSHA', updateSha, '3', recordKey(key), indexKey, markerKey, key];
+          command.push(String(expectedVersion), encodeRecord(candidate), String(candidate.version));
+          command.push(String(candidate.updatedAt), candidate.outcome, candidate.tool, candidate.kind);
+          command.push(marker(candidate.ticketKey), ledgerId);
           const reply = await scripts.send(client, UPDATE_RECORD_SCRIPT, command);
           if (reply === 1) return true;
           if (reply === 0) return false;
           const answer = replyArray(reply);
+          if (replyText(answer[0]) === 'ledger') throw markerGoneError(markerKey, ledgerId);
           const stored = replyText(answer[1]);
           if (replyText(answer[0]) !== 'ticket' || typeof stored !== 'string') break;
           // The ticket index entry belongs to the record that first claimed it; updates never move it.
@@ -189,10 +250,14 @@ export function createRedisStorage(
 
     async findByTicket(ticketKey) {
       return withClient('findByTicket', `redis:${ticketIndexKey(ticketKey)}`, async (client) => {
-        const reply = await scripts.run(client, FIND_BY_TICKET_SCRIPT, [ticketIndexKey(ticketKey)], [recordPrefix]);
+        const ledgerId = await ledgerIdOf(client);
+        const keys = [ticketIndexKey(ticketKey), markerKey];
+        const reply = await scripts.run(client, FIND_BY_TICKET_SCRIPT, keys, [recordPrefix, ledgerId]);
         if (!Array.isArray(reply) && replyText(reply) === null) return null;
-        const [key, text] = replyArray(reply).map(replyText);
-        if (typeof key !== 'string' || typeof text !== 'string') {
+        const [status, key, text] = replyArray(reply).map(replyText);
+        if (status === 'ledger') throw markerGoneError(markerKey, ledgerId);
+        if (status === 'orphan') throw orphanTicketError(locationOf(key ?? ''));
+        if (status !== 'found' || typeof key !== 'string' || typeof text !== 'string') {
           throw new TypeError('Unexpected reply from the Redis ticket script');
         }
         return decodeRecord(text, locationOf(key));
@@ -205,6 +270,15 @@ export function createRedisStorage(
       return withClient('list', `redis:${indexKey}`, (client) =>
         listRecords(plan, recordPrefix, locationOf, (script, args) => scripts.run(client, script, [indexKey], args)),
       );
+    },
+
+    hazards() {
+      if (preflight !== null) return preflight.hazards;
+      return withClient('connect', `redis:${markerKey}`, async (client) => (await prepare(client)).hazards);
+    },
+
+    identity() {
+      return withClient('connect', `redis:${markerKey}`, async (client) => (await prepare(client)).identity);
     },
 
     watch(key, onChange) {

@@ -5,6 +5,7 @@
  * caller passes, so it imports none.
  */
 import { createConformanceSuite, type StorageConformanceOptions } from './storage-conformance/harness.js';
+import { defineIdentityCases } from './storage-conformance/identity-cases.js';
 import { defineLifecycleCases } from './storage-conformance/lifecycle-cases.js';
 import { defineListCases } from './storage-conformance/list-cases.js';
 import { defineRaceCases } from './storage-conformance/race-cases.js';
@@ -42,5 +43,6 @@ export function describeStorageConformance(options: StorageConformanceOptions): 
     defineRaceCases(suite);
     defineLifecycleCases(suite);
     defineWatchCases(suite);
+    defineIdentityCases(suite);
   });
 }

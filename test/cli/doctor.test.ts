@@ -19,6 +19,23 @@ const SQLITE = [
   'action_ledger: { storage: sqlite, path: data/ledger.db }',
 ];
 
+describe('hyphae doctor: production stores', () => {
+  it('fails every store whose records would not outlive the process, by the same rule', () => {
+    const tools = ['tools:', '  pay: { side_effect_class: payment, identity: intent }'];
+    const header = ['profile: production', 'transition: { agent_id: a, policy_version: 1 }'];
+    const stores = ['{ storage: memory }', "{ storage: sqlite, path: ':memory:' }"];
+
+    const runs = stores.map((store) => hyphae(withConfig(...header, `action_ledger: ${store}`, ...tools), ['doctor']));
+
+    for (const { code, stdout } of runs) {
+      expect(code).toBe(1);
+      expect(stdout).toMatch(
+        /FAIL +action ledger +The production profile refuses a store whose records do not outlive/,
+      );
+    }
+  });
+});
+
 describe('hyphae doctor: passing', () => {
   it('passes a fresh on-ramp config without creating its database', () => {
     const dir = tempDir();

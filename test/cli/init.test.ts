@@ -107,6 +107,26 @@ describe('hyphae init', () => {
     expect(existsSync(join(dir, 'hyphae.yaml'))).toBe(false);
   });
 
+  it('--stores initialises the ledger stores of an existing config, and writes no config', () => {
+    const dir = tempDir();
+    hyphae(dir, ['init', '--minimal']);
+    writeFileSync(
+      join(dir, 'ledgers.yaml'),
+      'transition: { agent_id: a, policy_version: 1 }\naction_ledger: { storage: sqlite, path: data/ledger.db }\n',
+    );
+
+    const stores = hyphae(dir, ['init', '--stores', '-c', 'ledgers.yaml']);
+    const mixed = hyphae(dir, ['init', '--stores', '--full']);
+    const stray = hyphae(dir, ['init', '-c', 'ledgers.yaml']);
+
+    expect(stores.code).toBe(0);
+    expect(stores.stdout).toMatch(/^Ready sqlite/);
+    expect(existsSync(join(dir, 'data', 'ledger.db'))).toBe(true);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('`--stores` reads a config (`-c FILE`); it takes no `--full`');
+    expect(stray.code).toBe(2);
+  });
+
   it.runIf(existsSync(BUILT))('runs from the built binary', async () => {
     const dir = tempDir();
 

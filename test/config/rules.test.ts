@@ -110,37 +110,6 @@ describe('config rules: ledgers', () => {
 });
 
 describe('config rules: production profile', () => {
-  const memoryLedger = [
-    'profile: production',
-    'transition: { agent_id: a, policy_version: 1 }',
-    'action_ledger:',
-    '  storage: memory',
-  ];
-
-  it('refuses the memory store for side-effecting tools', () => {
-    const issue = onlyIssue(yaml(...memoryLedger, 'tools:', '  refund:', '    side_effect_class: idempotent_write'));
-
-    expect(issue).toEqual({
-      path: 'action_ledger.storage',
-      line: 4,
-      column: 12,
-      message:
-        'The production profile refuses the memory store for side-effecting tools (`refund`); use `sqlite`, `redis` or `postgres`',
-    });
-  });
-
-  it('allows the memory store when every ledgered tool reads', () => {
-    const settings = settingsOf(yaml(...memoryLedger, 'tools:', '  lookup: { side_effect_class: read }'));
-
-    expect(settings.profile).toBe('production');
-  });
-
-  it('refuses a shared memory store for side-effecting tasks', () => {
-    const issue = onlyIssue(yaml(...memoryLedger, 'task_ledger: {}', 'tasks:', '  invoice: {}'));
-
-    expect(issue.message).toMatch(/memory store for side-effecting tasks \(`invoice`\)/);
-  });
-
   it('requires an explicit request identity for consequential tools', () => {
     const text = yaml(
       'profile: production',

@@ -42,6 +42,7 @@ describe.skipIf(skip)('postgres storage', () => {
     name: 'postgres',
     open: () => createPostgresStorage({ connectionString: POSTGRES_URL }, { tablePrefix: conformancePrefix }),
     api: { describe, it },
+    identity: true,
   });
 
   /** A storage on its own tables, and the names to poke at those tables directly. */
@@ -63,8 +64,15 @@ describe.skipIf(skip)('postgres storage', () => {
       await first?.ensureSchema();
       expect((await first?.create(makeTestRecord()))?.created).toBe(true);
       expect((await second?.list())?.records).toHaveLength(1);
-      const { rows } = await admin.query(`SELECT name, value FROM "public"."${tablePrefix}meta"`);
-      expect(rows).toEqual([{ name: 'schema_version', value: '1' }]);
+      const { rows } = await admin.query(`SELECT name, value FROM "public"."${tablePrefix}meta" ORDER BY name`);
+      // One ledger id, however many pools raced to initialise the store.
+      const identities = await Promise.all(storages.map((storage) => storage.identity()));
+      expect(new Set(identities.map((identity) => identity.ledgerId)).size).toBe(1);
+      expect(rows).toEqual([
+        { name: 'ledger_created_at', value: String(identities[0]?.createdAt) },
+        { name: 'ledger_id', value: identities[0]?.ledgerId },
+        { name: 'schema_version', value: '1' },
+      ]);
       const indexes = await admin.query<{ indexname: string }>(
         'SELECT indexname FROM pg_indexes WHERE tablename = $1 ORDER BY indexname',
         [`${tablePrefix}transitions`],

@@ -51,6 +51,7 @@ describe.skipIf(skip)('redis storage over ioredis', () => {
     open: () => createRedisStorage({ client: fromIoredis(ioredis()) }, { prefix: `${runPrefix}conformance:` }),
     api: { describe, it },
     watch: true,
+    identity: true,
   });
 
   describe('driver', () => {

@@ -48,6 +48,7 @@ describe.skipIf(skip)('redis storage', () => {
     open: () => createRedisStorage({ url: REDIS_URL }, { prefix: `${runPrefix}conformance:` }),
     api: { describe, it },
     watch: true,
+    identity: true,
   });
 
   describe('driver', () => {

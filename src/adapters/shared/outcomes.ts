@@ -57,13 +57,17 @@ export function unknownTool(name: string): ToolCallRefusal {
   });
 }
 
-/** Codes whose refusal stops the run: a store that cannot be trusted fails every later call too. */
-const TERMINAL_CODES: ReadonlySet<string> = new Set(['ledger_storage_corrupt']);
+/**
+ * Codes whose refusal stops the run: a store that cannot be trusted, or that may lose records,
+ * fails every later side-effecting call too.
+ */
+const TERMINAL_CODES: ReadonlySet<string> = new Set(['ledger_storage_corrupt', 'ledger_storage_unsafe']);
 
 const DEFAULT_NOTES: Readonly<Record<string, string>> = {
   ledger_poll_timeout: 'another attempt of the same call is still running. Try again later',
   ledger_storage_unavailable: 'the record that keeps it from running twice could not be written. Try again later',
   ledger_storage_corrupt: 'the record that keeps it from running twice cannot be trusted. Report to the user',
+  ledger_storage_unsafe: 'the store that keeps it from running twice may lose records. Report to the user',
 };
 
 /** An error raised before the body started: a registry, boundary, cache or ledger refusal. */

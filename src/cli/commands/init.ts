@@ -6,6 +6,8 @@ import { dirname, relative, resolve, sep } from 'node:path';
 import { validateConfig } from '../../config/parse-config.js';
 import { SCHEMA_FILE_NAME } from '../../config/schema/config-node.js';
 import { type Command, ExitCode, UsageError } from '../command.js';
+import { DEFAULT_CONFIG_FILE } from '../lib/config-ledgers.js';
+import { initStores } from '../lib/init-stores.js';
 import { type InitTemplate, RECEIPT_KEY_ENV, renderInitTemplate } from '../lib/init-templates.js';
 import { flag, parseOptions, stringOption } from '../lib/parse-options.js';
 
@@ -14,6 +16,8 @@ export interface InitArgs {
   readonly output: string;
   readonly template: InitTemplate;
   readonly force: boolean;
+  /** `--stores`: initialise the ledger stores of the config at this path instead of writing one. */
+  readonly stores?: string;
 }
 
 /** Parse the arguments of `hyphae init`. */
@@ -23,12 +27,22 @@ export function parseInitArgs(args: readonly string[]): InitArgs {
     full: { type: 'boolean' },
     minimal: { type: 'boolean' },
     force: { type: 'boolean' },
+    stores: { type: 'boolean' },
+    config: { type: 'string', short: 'c' },
   });
   if (parsed.positionals.length > 0) {
     throw new UsageError(`\`hyphae init\` takes no arguments, got \`${parsed.positionals[0]}\` (use \`-o FILE\`)`);
   }
   if (flag(parsed, 'full') && flag(parsed, 'minimal')) throw new UsageError('Choose one of `--full` and `--minimal`');
   const template: InitTemplate = flag(parsed, 'full') ? 'full' : flag(parsed, 'minimal') ? 'minimal' : 'onramp';
+  const config = stringOption(parsed, 'config');
+  if (flag(parsed, 'stores')) {
+    const writing = ['output', 'full', 'minimal', 'force'].filter((name) => parsed.values[name] !== undefined);
+    if (writing.length > 0)
+      throw new UsageError(`\`--stores\` reads a config (\`-c FILE\`); it takes no \`--${writing[0]}\``);
+    return { output: 'hyphae.yaml', template, force: false, stores: config ?? DEFAULT_CONFIG_FILE };
+  }
+  if (config !== undefined) throw new UsageError('`-c FILE` goes with `--stores`; write a config with `-o FILE`');
   return { output: stringOption(parsed, 'output') ?? 'hyphae.yaml', template, force: flag(parsed, 'force') };
 }
 
@@ -50,6 +64,7 @@ export const initCommand: Command = {
   name: 'init',
   summary: 'write a hyphae.yaml to start from',
   help: `Usage: hyphae init [-o FILE] [--full | --minimal] [--force]
+       hyphae init --stores [-c FILE]
 
 Writes a config file that \`loadConfig\` loads as it is, with a schema line for editors
 (completion and checking through yaml-language-server and hyphae.schema.json):
@@ -62,10 +77,15 @@ Options:
   -o, --output FILE   where to write (default ./hyphae.yaml)
   --force             overwrite an existing file
 
-Exit codes: 0 written, 1 the file exists (pass --force), 2 usage
+With --stores, writes no file: initialises the ledger stores of the config (default
+./hyphae.yaml) once, at deploy time, and prints each ledger id. The production profile opens
+stores with \`create: false\`, so a store emptied later is refused instead of started anew.
+
+Exit codes: 0 written (or initialised), 1 the file exists (pass --force) or a store failed, 2 usage
 `,
   async run(args, ctx) {
     const options = parseInitArgs(args);
+    if (options.stores !== undefined) return initStores(options.stores, ctx);
     const file = resolve(ctx.cwd, options.output);
     const text = renderInitTemplate(options.template, schemaReference(file, ctx.cwd));
     const check = validateConfig(text, { file: options.output, baseDir: dirname(file) });

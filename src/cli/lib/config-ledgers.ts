@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import type { HyphaeConfig } from '../../config/create-config.js';
 import { ConfigError } from '../../config/errors.js';
 import { loadConfig } from '../../config/load-config.js';
-import { openLedgerStorage } from '../../config/open-stores.js';
+import { type OpenStoreDefaults, openLedgerStorage } from '../../config/open-stores.js';
 import { analyzeConfig } from '../../config/parse-config.js';
 import { GuardError } from '../../errors.js';
 import type { Ledger } from '../../ledger/types.js';
@@ -43,9 +43,14 @@ export function ledgersOf(config: HyphaeConfig): Ledger[] {
 
 /**
  * Open the ledger stores the config names, for reading only: no receipt key is read and nothing is
- * written. Prints why and returns undefined when the config or a store's environment is missing.
+ * written (unless `defaults` lets an empty store be initialised). Prints why and returns undefined
+ * when the config or a store's environment is missing.
  */
-export async function openLedgerStores(file: string, ctx: CommandContext): Promise<LedgerStorage[] | undefined> {
+export async function openLedgerStores(
+  file: string,
+  ctx: CommandContext,
+  defaults: OpenStoreDefaults = {},
+): Promise<LedgerStorage[] | undefined> {
   const path = resolve(ctx.cwd, file);
   let text: string;
   try {
@@ -66,7 +71,8 @@ export async function openLedgerStores(file: string, ctx: CommandContext): Promi
   const storages: LedgerStorage[] = [];
   try {
     for (const store of stores) {
-      if (store !== undefined && store !== 'action_ledger') storages.push(await openLedgerStorage(store, ctx.env));
+      if (store !== undefined && store !== 'action_ledger')
+        storages.push(await openLedgerStorage(store, ctx.env, defaults));
     }
   } catch (error) {
     await Promise.allSettled(storages.map((storage) => storage.close()));

@@ -8,15 +8,18 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import { formatPath } from '../../config/locate.js';
 import {
+  createDefault,
   openLedgerStorage,
   openReceiptSigner,
   openReceiptSink,
   openSnapshotStorage,
 } from '../../config/open-stores.js';
 import { analyzeConfig, type ConfigEnv, envReferences } from '../../config/parse-config.js';
+import { type LedgerSection, nonDurableStoreIssue, sideEffectingCovered } from '../../config/store-durability.js';
 import type { ConfigSettings, StoreSettings } from '../../config/types.js';
 import { GuardError } from '../../errors.js';
 import type { ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
+import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { runDeepChecks } from './doctor-deep.js';
 
 /** One line of the report. */
@@ -81,6 +84,9 @@ async function exists(path: string): Promise<boolean> {
 
 function storeFix(store: StoreSettings, error: unknown): string {
   if (error instanceof GuardError && error.code === 'ledger_storage_corrupt') {
+    if (error.message.includes('opened with `create: false`')) {
+      return 'a new deployment, or a store written before ledger ids: initialise it once with `hyphae init --stores`; otherwise it was emptied: restore it from a backup';
+    }
     return /newer/.test(error.message)
       ? 'upgrade hyphae: the store was written by a newer version'
       : 'restore the store from a backup; never point hyphae at a damaged store';
@@ -101,37 +107,76 @@ function describeStore(store: StoreSettings): string {
   return store.kind === 'sqlite' ? `sqlite ${store.path}` : store.kind;
 }
 
-/** Open a ledger store, prepare its schema (SQL) or read from it (Redis), and close it. */
+/** What the store says of itself: its ledger id, and each hazard (an evicting Redis policy). */
+async function storeFindings(
+  storage: LedgerStorage,
+  covered: string | undefined,
+  timeoutMs: number,
+): Promise<{ readonly notes: string[]; readonly refusal?: string }> {
+  const notes: string[] = [];
+  let refusal: string | undefined;
+  for (const hazard of await withTimeout(Promise.resolve(storage.hazards?.() ?? []), timeoutMs)) {
+    if (!hazard.accepted && covered !== undefined)
+      refusal ??= `${hazard.message}; refused for side-effecting ${covered}`;
+    else notes.push(`warning: ${hazard.message}${hazard.accepted ? ' (accepted)' : ''}`);
+  }
+  if (storage.identity !== undefined) {
+    const { ledgerId, createdAt } = await withTimeout(storage.identity(), timeoutMs);
+    const since = Number.isFinite(createdAt) && createdAt > 0 ? ` since ${new Date(createdAt).toISOString()}` : '';
+    notes.unshift(`ledger ${ledgerId}${since}`);
+  }
+  return refusal === undefined ? { notes } : { notes, refusal };
+}
+
+/** The fix of a store hazard the ledger refuses. */
+function hazardFix(store: StoreSettings): string {
+  return store.kind === 'redis'
+    ? 'run the server with `maxmemory-policy noeviction` (redis.conf, or `CONFIG SET`), or accept the risk with `allow_eviction: true`'
+    : 'check the store settings';
+}
+
+/**
+ * Open a ledger store, prepare its schema (SQL) or read from it (Redis), report its ledger id and
+ * hazards, refuse what the profile refuses, and close it.
+ */
 async function checkLedgerStore(
   name: string,
+  section: LedgerSection,
+  settings: ConfigSettings,
   store: StoreSettings,
   env: ConfigEnv,
   timeoutMs: number,
 ): Promise<DoctorItem> {
-  if (store.kind === 'memory')
-    return { name, ok: true, detail: 'memory (nothing to connect to; lost with the process)' };
-  if (store.kind === 'sqlite' && store.path !== ':memory:' && !(await exists(store.path))) {
-    return (await creatable(store.path))
-      ? { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` }
-      : {
-          name,
-          ok: false,
-          detail: `sqlite ${store.path} cannot be created`,
-          fix: `make \`${dirname(store.path)}\` writable`,
-        };
-  }
-  let storage:
-    | (Closable & { ensureSchema?: () => Promise<void>; list(q: { limit: number }): Promise<unknown> })
-    | undefined;
+  let storage: (LedgerStorage & { ensureSchema?: () => Promise<void> }) | undefined;
   try {
-    storage = await openLedgerStorage(store, env);
+    // Opening connects nothing yet: the store's capabilities are known before any I/O.
+    storage = await openLedgerStorage(store, env, createDefault(settings));
     const open = storage;
+    const transient = nonDurableStoreIssue(settings, section, store, open);
+    if (transient !== undefined) {
+      const fix = 'use `sqlite` with a path outside the temp directory, `redis` or `postgres`';
+      return { name, ok: false, detail: transient.message, fix };
+    }
+    if (store.kind === 'memory')
+      return { name, ok: true, detail: 'memory (nothing to connect to; lost with the process)' };
+    if (store.kind === 'sqlite' && store.path !== ':memory:' && !(await exists(store.path))) {
+      return (await creatable(store.path))
+        ? { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` }
+        : {
+            name,
+            ok: false,
+            detail: `sqlite ${store.path} cannot be created`,
+            fix: `make \`${dirname(store.path)}\` writable`,
+          };
+    }
     await withTimeout(
       typeof open.ensureSchema === 'function' ? open.ensureSchema() : open.list({ limit: 1 }).then(() => undefined),
       timeoutMs,
     );
-    const detail = store.kind === 'redis' ? 'redis: connected' : `${describeStore(store)}: schema version readable`;
-    return { name, ok: true, detail };
+    const { notes, refusal } = await storeFindings(open, sideEffectingCovered(settings, section), timeoutMs);
+    const base = store.kind === 'redis' ? 'redis: connected' : `${describeStore(store)}: schema version readable`;
+    if (refusal !== undefined) return { name, ok: false, detail: `${base}\n${refusal}`, fix: hazardFix(store) };
+    return { name, ok: true, detail: [base, ...notes].join('\n') };
   } catch (error) {
     return { name, ok: false, detail: `${describeStore(store)}: ${message(error)}`, fix: storeFix(store, error) };
   } finally {
@@ -266,11 +311,13 @@ export async function runDoctorChecks(
   }
   // A section whose environment variable is missing was reported above and cannot be opened.
   if (settings.actionLedger !== undefined && !missing.has('action_ledger')) {
-    items.push(await checkLedgerStore('action ledger', settings.actionLedger.store, env, timeoutMs));
+    items.push(
+      await checkLedgerStore('action ledger', 'action_ledger', settings, settings.actionLedger.store, env, timeoutMs),
+    );
   }
   const taskStore = settings.taskLedger?.store;
   if (taskStore !== undefined && taskStore !== 'action_ledger' && !missing.has('task_ledger')) {
-    items.push(await checkLedgerStore('task ledger', taskStore, env, timeoutMs));
+    items.push(await checkLedgerStore('task ledger', 'task_ledger', settings, taskStore, env, timeoutMs));
   }
   const snapshots = await checkSnapshots(settings, timeoutMs);
   if (snapshots !== undefined) items.push(snapshots);

@@ -17,7 +17,7 @@ const ONRAMP = `#
 # hyphae: one side-effecting tool on an embedded SQLite ledger.
 # Every key is described in docs/config.md; \`hyphae doctor\` checks this file and its stores.
 
-profile: development # \`production\` refuses the memory store and implicit identities
+profile: development # \`production\` refuses stores that die with the process, and implicit identities
 
 # The transition ledger: one intent executes once, however often a framework dispatches it.
 transition:
@@ -52,7 +52,8 @@ const FULL = `#
 # hyphae: the full reference. Every section, with the values it defaults to or a sensible one.
 # Every key is described in docs/config.md; \`hyphae doctor\` checks this file and its stores.
 
-# \`development\` or \`production\`. Production refuses the memory store for side-effecting tools,
+# \`development\` or \`production\`. Production refuses, for side-effecting tools, a store whose
+# records do not outlive the process (memory, SQLite \`:memory:\`, a file in the temp directory),
 # a signing key written in this file, and consequential tools without an explicit identity.
 profile: development
 

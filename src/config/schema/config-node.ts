@@ -67,7 +67,8 @@ function buildConfigNode(): Node<ConfigSettings> {
       $schema: optional(string({ description: 'The JSON Schema of this file (for editors).' })),
       profile: optional(
         oneOf(['development', 'production'], {
-          description: '`production` refuses the memory store for side-effecting tools and implicit identities.',
+          description:
+            '`production` refuses, for side-effecting tools, a store whose records do not outlive the process (memory, SQLite `:memory:`, a file in the temp directory), and implicit identities.',
         }),
       ),
       transition: optional(transitionNode()),

@@ -11,7 +11,7 @@ import type {
 } from '../types.js';
 import { argsDrift, duration, filePath, names } from './common-nodes.js';
 import { discriminated, union } from './composite-nodes.js';
-import { literal, map, type Node, oneOf, optional, string } from './nodes.js';
+import { boolean, literal, map, type Node, oneOf, optional, string } from './nodes.js';
 
 const PREFIX = '^[A-Za-z_][A-Za-z0-9_]*$';
 
@@ -21,6 +21,15 @@ function tablePrefix() {
       description: 'Prefix of the table names (default `hyphae_`).',
       pattern: PREFIX,
       patternText: 'a table prefix (letters, digits and `_`, not starting with a digit)',
+    }),
+  );
+}
+
+function createKey() {
+  return optional(
+    boolean({
+      description:
+        'Initialise the store when it holds no ledger (default `true`); `false` opens only an existing ledger, so an emptied store fails closed.',
     }),
   );
 }
@@ -47,12 +56,20 @@ const STORE_VARIANTS = {
     url: optional(string({ description: 'A `redis://` URL. Prefer `url_env` for URLs with credentials.' })),
     url_env: envName('Environment variable holding the `redis://` URL.'),
     prefix: optional(string({ description: 'Prefix of every key the ledger writes (default `hyphae:`).' })),
+    allow_eviction: optional(
+      boolean({
+        description:
+          'Accept a server whose `maxmemory-policy` is not `noeviction` (default `false`: side-effecting calls are refused).',
+      }),
+    ),
+    create: createKey(),
   },
   postgres: {
     dsn: optional(string({ description: 'A `postgres://` connection string. Prefer `dsn_env`.' })),
     dsn_env: envName('Environment variable holding the `postgres://` connection string.'),
     schema: optional(string({ description: 'Schema of the tables (default `public`).', pattern: PREFIX })),
     table_prefix: tablePrefix(),
+    create: createKey(),
   },
 } as const;
 
@@ -76,13 +93,21 @@ type RawStore =
       readonly table_prefix?: string;
       readonly synchronous?: 'FULL' | 'NORMAL';
     }
-  | { readonly storage: 'redis'; readonly url?: string; readonly url_env?: string; readonly prefix?: string }
+  | {
+      readonly storage: 'redis';
+      readonly url?: string;
+      readonly url_env?: string;
+      readonly prefix?: string;
+      readonly allow_eviction?: boolean;
+      readonly create?: boolean;
+    }
   | {
       readonly storage: 'postgres';
       readonly dsn?: string;
       readonly dsn_env?: string;
       readonly schema?: string;
       readonly table_prefix?: string;
+      readonly create?: boolean;
     };
 
 /** The store settings of a checked store block. */
@@ -102,6 +127,8 @@ function toStore(raw: RawStore): StoreSettings {
         kind: 'redis',
         url: source(raw.url, raw.url_env),
         ...(raw.prefix === undefined ? {} : { prefix: raw.prefix }),
+        ...(raw.allow_eviction === undefined ? {} : { allowEviction: raw.allow_eviction }),
+        ...(raw.create === undefined ? {} : { create: raw.create }),
       };
     case 'postgres':
       return {
@@ -109,6 +136,7 @@ function toStore(raw: RawStore): StoreSettings {
         dsn: source(raw.dsn, raw.dsn_env),
         ...(raw.schema === undefined ? {} : { schema: raw.schema }),
         ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
+        ...(raw.create === undefined ? {} : { create: raw.create }),
       };
   }
 }

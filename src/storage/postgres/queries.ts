@@ -1,6 +1,7 @@
 /**
  * The SQL of the PostgreSQL driver's operations, and the parsing of the rows they return.
  */
+import { LedgerStorageCorruptError } from '../../errors.js';
 import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { ListQuery } from '../ledger-storage.js';
 import { decodeCursor, decodeRecord, listLimit, listOutcomes } from '../record-codec.js';
@@ -28,11 +29,12 @@ export function createStatement(names: TableNames, record: TransitionRecord, doc
   ON CONFLICT DO NOTHING
   RETURNING key
 )
-SELECT 'created' AS status, NULL::text AS doc, NULL::text AS ticket_key FROM ins
+SELECT 'created' AS status, NULL::text AS key, NULL::integer AS version, NULL::text AS doc, NULL::text AS ticket_key FROM ins
 UNION ALL
-SELECT 'key', doc, ticket_key FROM ${t} WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM ins)
+SELECT 'key', key, version, doc, ticket_key FROM ${t} WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM ins)
 UNION ALL
-SELECT 'ticket', doc, ticket_key FROM ${t} WHERE ticket_key = $2 AND key <> $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
+SELECT 'ticket', key, version, doc, ticket_key FROM ${t}
+  WHERE ticket_key = $2 AND key <> $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
     values: [
       record.key,
       record.ticketKey,
@@ -93,16 +95,21 @@ export function listStatement(names: TableNames, query: ListQuery): Statement & 
       `(updated_at, key) < (${param(boundParam(cursor.updatedAt))}::bigint, ${param(cursor.key)}::text COLLATE "C")`,
     );
   }
-  const text = `SELECT key, doc, ticket_key, updated_at::text AS updated_at FROM ${names.transitions}
+  const text = `SELECT key, version, doc, ticket_key, updated_at::text AS updated_at FROM ${names.transitions}
 ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
 ORDER BY updated_at DESC, key DESC
 LIMIT ${param(limit + 1)}`;
   return { text, values, limit };
 }
 
-/** A stored row: its record JSON and the ticket index entry it holds. */
+/** The columns every read selects: a row is checked against the document it stores. */
+export const ROW_COLUMNS = 'key, version, doc, ticket_key';
+
+/** A stored row: its record JSON, the key and version columns, and the ticket index entry it holds. */
 export interface StoredRow {
   readonly key: string;
+  /** The version column; null when the query did not select it. */
+  readonly version: number | null;
   readonly doc: string;
   readonly ticketKey: string | null;
   readonly updatedAt: number;
@@ -110,12 +117,13 @@ export interface StoredRow {
 
 /** Read a row the driver's queries return; a row of another shape is a protocol surprise. */
 export function storedRow(row: unknown): StoredRow {
-  const { key, doc, ticket_key: ticketKey, updated_at: updatedAt } = (row ?? {}) as Record<string, unknown>;
+  const { key, version, doc, ticket_key: ticketKey, updated_at: updatedAt } = (row ?? {}) as Record<string, unknown>;
   if (typeof doc !== 'string' || (ticketKey !== null && typeof ticketKey !== 'string')) {
     throw new TypeError('Unexpected row from the PostgreSQL ledger table');
   }
   return {
     key: typeof key === 'string' ? key : '',
+    version: typeof version === 'number' ? version : null,
     doc,
     ticketKey,
     updatedAt: typeof updatedAt === 'string' || typeof updatedAt === 'number' ? Number(updatedAt) : Number.NaN,
@@ -123,11 +131,17 @@ export function storedRow(row: unknown): StoredRow {
 }
 
 /**
- * Decode a stored row. The `ticket_key` column is authoritative for `ticketKey`: an update never
- * moves the ticket index entry, even when the record it writes names another ticket.
+ * Decode a stored row; fails closed when the row's key or version column disagrees with its
+ * document (an edited row: the CAS and the lookups read the columns, the ledger the document).
+ * The `ticket_key` column is authoritative for `ticketKey`: an update never moves the ticket index
+ * entry, even when the record it writes names another ticket.
  */
 export function rowRecord(row: StoredRow, location: string): TransitionRecord {
-  return { ...decodeRecord(row.doc, location), ticketKey: row.ticketKey };
+  const record = decodeRecord(row.doc, location);
+  if (record.key !== row.key || record.version !== row.version) {
+    throw new LedgerStorageCorruptError(location, 'the stored record does not match its row (key or version)');
+  }
+  return { ...record, ticketKey: row.ticketKey };
 }
 
 /** An epoch-ms field stored in a bigint column; only safe integers fit. */

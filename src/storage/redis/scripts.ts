@@ -5,7 +5,10 @@
  * - `p rec:<key>`: a hash per record with fields `doc` (record JSON), `v` (version), `o` (outcome),
  *   `t` (tool), `k` (kind) and `tk` (ticket marker: `''` for none, `'=' .. ticketKey` otherwise);
  * - `p ticket:<ticketKey>`: a string holding the key of the record that claimed the ticket;
- * - `p updated`: a sorted set of record keys scored by `updatedAt`, for `list`.
+ * - `p updated`: a sorted set of record keys scored by `updatedAt`, for `list`;
+ * - `p ledger`: the ledger marker, a hash with fields `id` (a UUID) and `at` (epoch ms), written once
+ *   when the store is initialised. Every write checks it holds the id the driver met, so a server
+ *   restarted empty, flushed or swapped is refused rather than taken for a new ledger.
  *
  * Every update is also published, with its new version, on the channel named like the record's
  * hash (`p rec:<key>`; channels and keys are separate namespaces), so pollers of that record in
@@ -16,11 +19,34 @@
  */
 
 /**
+ * Initialise the ledger marker when the store holds none, or read the one it holds.
+ *
+ * KEYS[1]  ledger marker (`p ledger`)
+ * KEYS[2]  list index (`p updated`), to tell a store with records from an empty one
+ * ARGV[1]  the id to write when there is none
+ * ARGV[2]  epoch ms of the initialisation
+ * ARGV[3]  `'1'` to write the marker when there is none, `'0'` to only read it
+ * Returns  `{ 'exists', id, at }`, `{ 'created', id, at }` or `{ 'missing', records }` (none, and
+ *          ARGV[3] is `'0'`; records is `1` when the store holds records, else `0`)
+ */
+export const INIT_LEDGER_SCRIPT = `
+local id = redis.call('HGET', KEYS[1], 'id')
+if id then return { 'exists', id, redis.call('HGET', KEYS[1], 'at') or '0' } end
+if ARGV[3] ~= '1' then return { 'missing', tostring(redis.call('EXISTS', KEYS[2])) } end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'at', ARGV[2])
+return { 'created', ARGV[1], ARGV[2] }
+`;
+
+/**
  * Insert a record unless its key exists or another record holds its ticket.
+ *
+ * A ticket index entry whose record is gone is never claimed again: the record it named was lost
+ * (evicted, deleted), and taking the ticket would run its call a second time.
  *
  * KEYS[1]  record hash (`p rec:<key>`)
  * KEYS[2]  list index (`p updated`)
- * KEYS[3]  ticket index entry (`p ticket:<ticketKey>`), only when the record has a ticket
+ * KEYS[3]  ledger marker (`p ledger`)
+ * KEYS[4]  ticket index entry (`p ticket:<ticketKey>`), only when the record has a ticket
  * ARGV[1]  record hash prefix (`p rec:`), to read the record holding the ticket
  * ARGV[2]  key
  * ARGV[3]  record JSON
@@ -30,18 +56,22 @@
  * ARGV[7]  tool
  * ARGV[8]  kind
  * ARGV[9]  ticket marker (`''` or `'=' .. ticketKey`)
- * Returns  `{ 'created' }`, `{ 'key', existing JSON }` or `{ 'ticket', JSON of the holder }`
+ * ARGV[10] the ledger id the marker must hold
+ * Returns  `{ 'created' }`, `{ 'key', existing JSON }`, `{ 'ticket', JSON of the holder }`,
+ *          `{ 'orphan', key of the vanished holder }` or `{ 'ledger' }` (the marker is gone or another)
  */
 export const CREATE_RECORD_SCRIPT = `
+if redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
 local existing = redis.call('HGET', KEYS[1], 'doc')
 if existing then return { 'key', existing } end
-if #KEYS >= 3 then
-  local holder = redis.call('GET', KEYS[3])
+if #KEYS >= 4 then
+  local holder = redis.call('GET', KEYS[4])
   if holder then
     local held = redis.call('HGET', ARGV[1] .. holder, 'doc')
     if held then return { 'ticket', held } end
+    return { 'orphan', holder }
   end
-  redis.call('SET', KEYS[3], ARGV[2])
+  redis.call('SET', KEYS[4], ARGV[2])
 end
 redis.call('HSET', KEYS[1], 'doc', ARGV[3], 'v', ARGV[4], 'o', ARGV[6], 't', ARGV[7], 'k', ARGV[8], 'tk', ARGV[9])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[2])
@@ -56,6 +86,7 @@ return { 'created' }
  *
  * KEYS[1]  record hash (`p rec:<key>`)
  * KEYS[2]  list index (`p updated`)
+ * KEYS[3]  ledger marker (`p ledger`)
  * ARGV[1]  key
  * ARGV[2]  expected version
  * ARGV[3]  record JSON
@@ -65,11 +96,13 @@ return { 'created' }
  * ARGV[7]  tool
  * ARGV[8]  kind
  * ARGV[9]  ticket marker of the JSON (`''` or `'=' .. ticketKey`)
+ * ARGV[10] the ledger id the marker must hold
  * Returns  1 when written (and published on the channel KEYS[1]), 0 when the record is absent or
  *          its version differs, `{ 'ticket', stored marker }` when the JSON names another ticket
- *          (nothing written)
+ *          (nothing written), `{ 'ledger' }` when the marker is gone or another (nothing written)
  */
 export const UPDATE_RECORD_SCRIPT = `
+if redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
 local current = redis.call('HMGET', KEYS[1], 'doc', 'v', 'tk')
 if not current[1] or tonumber(current[2]) ~= tonumber(ARGV[2]) then return 0 end
 local stored = current[3] or ''
@@ -84,15 +117,19 @@ return 1
  * Read the record holding a ticket index entry.
  *
  * KEYS[1]  ticket index entry (`p ticket:<ticketKey>`)
+ * KEYS[2]  ledger marker (`p ledger`)
  * ARGV[1]  record hash prefix (`p rec:`)
- * Returns  `{ key, JSON }`, or nil when no record holds the ticket
+ * ARGV[2]  the ledger id the marker must hold
+ * Returns  `{ 'found', key, JSON }`; nil when no record holds the ticket; `{ 'orphan', key }` when the entry
+ *          names a record that is gone; `{ 'ledger' }` when the marker is gone or another
  */
 export const FIND_BY_TICKET_SCRIPT = `
+if redis.call('HGET', KEYS[2], 'id') ~= ARGV[2] then return { 'ledger' } end
 local holder = redis.call('GET', KEYS[1])
 if not holder then return false end
 local doc = redis.call('HGET', ARGV[1] .. holder, 'doc')
-if not doc then return false end
-return { holder, doc }
+if not doc then return { 'orphan', holder } end
+return { 'found', holder, doc }
 `;
 
 /**

@@ -24,6 +24,8 @@ export interface StorageConformanceOptions {
   readonly raceTimeoutMs?: number;
   /** The driver implements the optional `watch`, whose cases then run. Default false. */
   readonly watch?: boolean;
+  /** The driver implements the optional `identity` (a ledger id), whose cases then run. Default false. */
+  readonly identity?: boolean;
 }
 
 /** Opens clients for one case; each is closed when the case ends. */
@@ -38,6 +40,8 @@ export interface ConformanceSuite {
   readonly raceTimeoutMs: number;
   /** Whether the driver declared the optional `watch`. */
   readonly watch: boolean;
+  /** Whether the driver declared the optional `identity`. */
+  readonly identity: boolean;
   group(name: string, fn: () => void): void;
   test(name: string, body: (clients: CaseClients) => Promise<void>, timeout?: number): void;
 }
@@ -49,6 +53,7 @@ export function createConformanceSuite(options: StorageConformanceOptions): Conf
     concurrency: options.concurrency ?? [2, 8, 32],
     raceTimeoutMs: options.raceTimeoutMs ?? 30_000,
     watch: options.watch ?? false,
+    identity: options.identity ?? false,
     group(name, fn) {
       api.describe(name, fn);
     },
