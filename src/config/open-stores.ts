@@ -59,6 +59,7 @@ export async function openLedgerStorage(
         {
           ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
           ...(store.synchronous === undefined ? {} : { synchronous: store.synchronous }),
+          ...createSetting(store.create, defaults),
         },
       );
     }

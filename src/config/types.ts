@@ -25,6 +25,8 @@ export type StoreSettings =
       readonly path: string;
       readonly tablePrefix?: string;
       readonly synchronous?: 'FULL' | 'NORMAL';
+      /** Initialise a missing or schema-less file (default true; the production profile's default false). */
+      readonly create?: boolean;
     }
   | {
       readonly kind: 'redis';

@@ -2,13 +2,14 @@
  * SQLite ledger storage (`hyphae/sqlite`): the embedded default, safe across processes on one host.
  */
 import { resolve } from 'node:path';
-import { LedgerStorageUnavailableError } from '../errors.js';
-import type { CreateResult, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
+import { LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
+import { fileOutlivesProcess } from './durability.js';
+import type { CreateResult, LedgerIdentity, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
 import { createdResult, decodeCursor, encodeCursor, encodeRecord, listLimit } from './record-codec.js';
 import { createInTransaction } from './sqlite/create-in-transaction.js';
 import { mapSqliteError } from './sqlite/map-sqlite-error.js';
 import { isTransientFile, openSqliteConnection, type SqliteConnection } from './sqlite/open-connection.js';
-import { readLedgerId, sqliteTables } from './sqlite/schema.js';
+import { readLedgerCreatedAt, readLedgerId, sqliteTables } from './sqlite/schema.js';
 import type { AnySqliteDatabase, SqliteDriverName } from './sqlite/sqlite-database.js';
 import { checkDriverName } from './sqlite/sqlite-driver.js';
 import { decodeLookup, decodeTransitionRow, listWhere, updateParams } from './sqlite/transition-rows.js';
@@ -180,7 +181,12 @@ export function createSqliteStorage(
   }
 
   return {
-    capabilities: Object.freeze({ name: 'sqlite', crossProcess: !transient, durable: !transient }),
+    // A file under the temp directory survives the process but not the next reboot or cleaner.
+    capabilities: Object.freeze({
+      name: 'sqlite',
+      crossProcess: !transient,
+      durable: !transient && fileOutlivesProcess(location),
+    }),
     location,
 
     async ensureSchema() {
@@ -189,6 +195,15 @@ export function createSqliteStorage(
 
     async ledgerId() {
       return run('ledgerId', ({ db }) => readLedgerId(db, plan.tables));
+    },
+
+    async identity(): Promise<LedgerIdentity> {
+      return run('identity', ({ db }) => {
+        const ledgerId = readLedgerId(db, plan.tables);
+        if (ledgerId === null)
+          throw new LedgerStorageCorruptError(location, 'it holds a ledger schema without a ledger id');
+        return { ledgerId, createdAt: readLedgerCreatedAt(db, plan.tables) ?? 0 };
+      });
     },
 
     async get(key) {

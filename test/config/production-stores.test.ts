@@ -2,6 +2,8 @@
  * The production profile refuses, by one rule, every ledger store whose records would not outlive
  * the process: it reads the opened store's `capabilities.durable`, whatever its kind.
  */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load-config.js';
@@ -42,6 +44,15 @@ describe('production profile: stores that cannot outlive the process', () => {
 
     expect(error.issues).toEqual([
       expect.objectContaining({ path: 'action_ledger.storage', message: expect.stringMatching(/sqlite `:memory:`/) }),
+    ]);
+  });
+
+  it('refuses a SQLite file under the temp directory by the same rule', async () => {
+    const path = join(tmpdir(), 'hyphae-production-temp', 'ledger.db');
+    const error = await refusal(yaml(...header, '  storage: sqlite', `  path: ${path}`, ...refund));
+
+    expect(error.issues).toEqual([
+      expect.objectContaining({ path: 'action_ledger.storage', message: expect.stringMatching(/is not durable/) }),
     ]);
   });
 

@@ -41,6 +41,7 @@ if (sqlite === undefined) {
     name: 'sqlite through node:sqlite',
     open: () => createSqliteStorage({ path: join(dir, 'opened-by-driver.db'), driver: 'node:sqlite' }),
     api: { describe, it },
+    identity: true,
   });
 
   // The caller's own DatabaseSync connections (rollback journal, custom prefix, relaxed sync).
@@ -52,6 +53,7 @@ if (sqlite === undefined) {
       return createSqliteStorage({ database: db }, { tablePrefix: 'custom_', synchronous: 'NORMAL' });
     },
     api: { describe, it },
+    identity: true,
     concurrency: [2, 8],
   });
 

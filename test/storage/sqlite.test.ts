@@ -20,6 +20,7 @@ describeStorageConformance({
   name: 'sqlite through better-sqlite3',
   open: () => createSqliteStorage({ path: join(dir, 'opened-by-driver.db'), driver: 'better-sqlite3' }),
   api: { describe, it },
+  identity: true,
 });
 
 // The caller's own connections (rollback journal, custom prefix, relaxed sync): the contract holds too.
@@ -31,5 +32,6 @@ describeStorageConformance({
     return createSqliteStorage({ database: db }, { tablePrefix: 'custom_', synchronous: 'NORMAL' });
   },
   api: { describe, it },
+  identity: true,
   concurrency: [2, 8],
 });

@@ -51,6 +51,7 @@ const STORE_VARIANTS = {
         description: '`FULL` (default) survives power loss; `NORMAL` only a process crash.',
       }),
     ),
+    create: createKey(),
   },
   redis: {
     url: optional(string({ description: 'A `redis://` URL. Prefer `url_env` for URLs with credentials.' })),
@@ -92,6 +93,7 @@ type RawStore =
       readonly path: string;
       readonly table_prefix?: string;
       readonly synchronous?: 'FULL' | 'NORMAL';
+      readonly create?: boolean;
     }
   | {
       readonly storage: 'redis';
@@ -121,6 +123,7 @@ function toStore(raw: RawStore): StoreSettings {
         path: raw.path,
         ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
         ...(raw.synchronous === undefined ? {} : { synchronous: raw.synchronous }),
+        ...(raw.create === undefined ? {} : { create: raw.create }),
       };
     case 'redis':
       return {

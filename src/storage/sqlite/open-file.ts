@@ -33,6 +33,8 @@ export interface SqliteFilePlan {
 
 /** The name of the `meta` row holding the id a new ledger file gets when it is created. */
 export const LEDGER_ID_ROW = 'ledger_id';
+/** The meta row holding when the ledger was initialised (epoch ms, as text). */
+export const LEDGER_CREATED_ROW = 'ledger_created_at';
 
 /** The statement that creates a `meta` table (the same text in every store of the file). */
 export const metaTableSql = (meta: string): string =>
@@ -71,7 +73,9 @@ async function createWhole(opener: SqliteOpener, plan: SqliteFilePlan): Promise<
     try {
       db.exec('PRAGMA journal_mode = WAL');
       db.exec(metaTableSql(plan.metaTable));
-      db.prepare(`INSERT INTO "${plan.metaTable}" (name, value) VALUES (?, ?)`).run(LEDGER_ID_ROW, randomUUID());
+      const insert = db.prepare(`INSERT INTO "${plan.metaTable}" (name, value) VALUES (?, ?)`);
+      insert.run(LEDGER_ID_ROW, randomUUID());
+      insert.run(LEDGER_CREATED_ROW, String(Date.now()));
     } finally {
       db.close();
     }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { LedgerStorageCorruptError } from '../../errors.js';
-import { LEDGER_ID_ROW, metaTableSql } from './open-file.js';
+import { LEDGER_CREATED_ROW, LEDGER_ID_ROW, metaTableSql } from './open-file.js';
 import type { SqliteHandle } from './sqlite-handle.js';
 
 /** The schema version this code writes and reads. */
@@ -103,7 +103,17 @@ export function ensureSqliteSchema(db: SqliteHandle, tables: SqliteTables, locat
     insert.run('schema_version', String(SQLITE_SCHEMA_VERSION));
     // A file hyphae created already has its id; a database shared with other tables gets one now.
     insert.run(LEDGER_ID_ROW, randomUUID());
+    insert.run(LEDGER_CREATED_ROW, String(Date.now()));
   });
+}
+
+/** When the ledger was initialised (epoch ms); null for a file written before the row existed. */
+export function readLedgerCreatedAt(db: SqliteHandle, tables: SqliteTables): number | null {
+  const row = db.prepare(`SELECT value FROM "${tables.meta}" WHERE name = ?`).get(LEDGER_CREATED_ROW) as
+    | { value?: unknown }
+    | undefined;
+  const at = typeof row?.value === 'string' ? Number(row.value) : Number.NaN;
+  return Number.isFinite(at) ? at : null;
 }
 
 /** The id written when the ledger's file (or schema) was created; null for a schema older than ids. */
