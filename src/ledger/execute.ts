@@ -53,6 +53,8 @@ export async function execute(
   body: Body,
   options: CallOptions,
 ): Promise<unknown> {
+  // An abort before the claim leaves no record: nothing was attempted.
+  if (options.abortSignal?.aborted === true) throw options.abortSignal.reason;
   const met = await createOrMeet(ctx, call);
   if ('claimed' in met) return await runClaimed(ctx, call, met.claimed, body, options);
   let existing = met.existing;
