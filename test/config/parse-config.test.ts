@@ -18,7 +18,7 @@ describe('parsing a valid config', () => {
         tools: 'all',
         onArgsDrift: 'soft',
       },
-      tools: { pay: { sideEffectClass: 'keyed_mutate' } },
+      tools: { pay: { sideEffectClass: 'non_idempotent_mutate' } },
       tasks: {},
     });
   });
