@@ -167,6 +167,7 @@ export interface FusesSettings {
     readonly price?: PriceSettings;
     readonly prices?: Readonly<Record<string, PriceSettings>>;
     readonly strictPricing?: boolean;
+    readonly terminal?: boolean;
   };
 }
 

@@ -20,7 +20,10 @@ export interface LoopFuseOptions {
    * the run length.
    */
   readonly window?: number;
-  /** Make loop refusals terminal, stopping the run (default `false`: the model may change course). */
+  /**
+   * A loop refusal ends the run (default `true`: the model is the part that is stuck, and asking it
+   * again costs a model call per turn). `false` hands the refusal back and lets the model change course.
+   */
   readonly terminal?: boolean;
   /** Name in verdicts (default `loop`). */
   readonly name?: string;
@@ -58,5 +61,5 @@ export function loopSettings(options: LoopFuseOptions): LoopSettings {
   if (window > MAX_WINDOW) {
     throw new FuseConfigError('window', `\`window\` must be at most ${MAX_WINDOW} (got \`${window}\`)`);
   }
-  return { repeatThreshold, maxCycleLength, allowances, window, terminal: options.terminal === true };
+  return { repeatThreshold, maxCycleLength, allowances, window, terminal: options.terminal !== false };
 }
