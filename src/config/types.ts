@@ -160,6 +160,7 @@ export interface FusesSettings {
     readonly allowances?: Readonly<Record<string, number>>;
     readonly window?: number;
     readonly terminal?: boolean;
+    readonly retryAllowance?: number;
   };
   readonly budget?: {
     readonly maxUsd?: number;

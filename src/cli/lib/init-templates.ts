@@ -154,7 +154,7 @@ fuses:
     repeat_threshold: 3
     max_cycle_length: 4
     allowances: { lookup_order: 10 }
-    terminal: false
+    terminal: true # a loop refusal ends the run (the default)
   budget:
     max_usd: 0.5
     max_tokens: 200000

@@ -155,6 +155,7 @@ export function fusesNode(): Node<FusesSettings> {
             }),
           ),
           window: count('How many recent calls are remembered (default 64).', 2),
+          retry_allowance: count('Identical retries of a failed call that are not repeats (default 2).', 0),
           terminal: optional(boolean({ description: 'A loop refusal ends the run (default `true`).' })),
         }),
       ),
@@ -194,6 +195,7 @@ export function fusesNode(): Node<FusesSettings> {
               allowances: raw.loop.allowances,
               window: raw.loop.window,
               terminal: raw.loop.terminal,
+              retryAllowance: raw.loop.retry_allowance,
             }),
           }),
       ...(raw.budget === undefined
