@@ -45,7 +45,10 @@ export interface GuardPipelineOptions {
   readonly registry?: { assertAllowed(name: string): void };
   /** Per-tool schemas, side-effect classes, ledger options and caches; an undeclared tool is a write. */
   readonly tools?: Readonly<Record<string, GuardedToolSpec>>;
-  /** Fuses whose every refusal stops the run, terminal verdict or not (e.g. `['loop']`). */
+  /**
+   * Fuses whose every refusal stops the run, terminal verdict or not (e.g. `['permission']`). Loop
+   * and budget ceiling refusals are terminal already unless their fuse says `terminal: false`.
+   */
   readonly terminalFuses?: readonly string[];
   /** Budget pre-flight cap for a model call that sets none. Default 4096. */
   readonly defaultMaxOutputTokens?: number;
