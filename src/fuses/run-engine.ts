@@ -103,6 +103,12 @@ export function stoppedRefusal(runId: string, stoppedBy: FuseRefusal, subject: s
   });
 }
 
+/**
+ * Most call ids one turn remembers for redispatch; past it the oldest is forgotten (and a redispatch
+ * of it counts again), so a run that never marks a turn keeps bounded memory.
+ */
+const MAX_TURN_CALLS = 1_024;
+
 /** Start the per-run state of `slots` for `runId`. */
 export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
   const tools: [string, ToolFuse, ToolFuseRun][] = [];
@@ -156,7 +162,10 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
         if (verdict.allowed) verdict = internalErrorRefusal(fuse.name, 'commit', error, callSubject(record.name));
       }
     }
-    if (facts.id !== undefined) turnCalls.set(facts.id, { signature: facts.signature, verdict });
+    if (facts.id !== undefined) {
+      turnCalls.set(facts.id, { signature: facts.signature, verdict });
+      if (turnCalls.size > MAX_TURN_CALLS) turnCalls.delete(turnCalls.keys().next().value as string);
+    }
     return verdict.allowed ? verdict : latch(verdict);
   }
 

@@ -41,6 +41,15 @@ describe('loop counting follows the model turn', () => {
     expect(refused(run.checkToolCall({ ...search, id: 'call_2' })).code).toBe(FuseCode.loop_repeat);
   });
 
+  it('remembers at most 1,024 call ids of one turn, so a run that never marks a turn stays bounded', () => {
+    const run = loopBox({ repeatThreshold: 2, window: 2_000 }).forRun('run-1');
+    run.checkToolCall(search);
+    for (let i = 0; i < 1_024; i++) run.checkToolCall({ id: `other_${i}`, name: 'f', args: { i } });
+
+    // Forgotten: the redispatch of the first id now counts.
+    expect(refused(run.checkToolCall(search)).code).toBe(FuseCode.loop_repeat);
+  });
+
   it('counts a reused call id with other arguments as a new call', () => {
     const run = loopBox({ repeatThreshold: 2 }).forRun('run-1');
     run.checkToolCall(search);

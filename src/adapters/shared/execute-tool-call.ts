@@ -107,6 +107,9 @@ function checkFuses(
     } catch {
       // No JSON form: the fuse box refuses it as `invalid_call`.
     }
+    // Every entry is of one turn: a new turn forgets the last one's, so the map never outgrows a turn.
+    const oldest = ctx.checked.values().next().value;
+    if (oldest !== undefined && oldest.turn !== fuseRun.turn) ctx.checked.clear();
     const seen = signature === undefined ? undefined : ctx.checked.get(id);
     if (seen !== undefined && seen.signature === signature && seen.turn === fuseRun.turn)
       return { verdict: seen.verdict, redispatch: true };
