@@ -107,6 +107,23 @@ describe('guard pipeline: loop counting follows the model turn', () => {
     expect(refusalCode(resent)).toBe('loop_repeat');
   });
 
+  it('begins a turn from the `turnId` a tool node passes with each call', async () => {
+    const run = createGuardPipeline({
+      fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 2 }) }),
+    }).forRun({ runId: 'r1' });
+    const body = async (): Promise<string> => 'same';
+    const call = { id: 'call_1', name: 'lookup', args: { id: 7 } };
+
+    const turnOne = await Promise.all([
+      run.executeToolCall(call, body, { turnId: 'msg_1' }),
+      run.executeToolCall(call, body, { turnId: 'msg_1' }),
+    ]);
+    const turnTwo = await run.executeToolCall(call, body, { turnId: 'msg_2' });
+
+    expect(turnOne.map((o) => o.status)).toEqual(['ok', 'ok']);
+    expect(refusalCode(turnTwo)).toBe('loop_repeat');
+  });
+
   it('completes a read that throws twice and succeeds on the third identical try', async () => {
     const run = createGuardPipeline({
       ledger: memoryLedger(),

@@ -131,6 +131,7 @@ export async function executeToolCall(
   execute: ToolExecutor | undefined,
   options: ExecuteToolCallOptions,
 ): Promise<ToolCallOutcome> {
+  if (options.turnId !== undefined) ctx.fuseRun?.beginTurn(options.turnId);
   const admitted = admit(ctx, call, execute);
   // Latched before anything awaits, so a parallel sibling checked next already sees the stop.
   if ('outcome' in admitted) return settle(ctx, admitted.outcome);
