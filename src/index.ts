@@ -262,6 +262,7 @@ export {
   type ToolCallEvent,
   type ToolCallRecord,
   type ToolResultEvent,
+  type TurnEvent,
 } from './fuses/events.js';
 export { createFuseBox, type FuseBox, type FuseBoxOptions } from './fuses/fuse-box.js';
 export {
@@ -282,7 +283,7 @@ export {
   measureModelCall,
 } from './fuses/model-call.js';
 export { type PermissionFuseOptions, permissionFuse } from './fuses/permission.js';
-export type { FuseRun, ModelUsageOptions, ToolResult } from './fuses/run-box.js';
+export type { FuseRun, ModelUsageOptions, ToolOutcome, ToolResult } from './fuses/run-box.js';
 export {
   approximateTokenCounter,
   defaultTokenCounter,

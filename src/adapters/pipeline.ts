@@ -45,7 +45,10 @@ export interface GuardPipelineOptions {
   readonly registry?: { assertAllowed(name: string): void };
   /** Per-tool schemas, side-effect classes, ledger options and caches; an undeclared tool is a write. */
   readonly tools?: Readonly<Record<string, GuardedToolSpec>>;
-  /** Fuses whose every refusal stops the run, terminal verdict or not (e.g. `['loop']`). */
+  /**
+   * Fuses whose every refusal stops the run, terminal verdict or not (e.g. `['permission']`). Loop
+   * and budget ceiling refusals are terminal already unless their fuse says `terminal: false`.
+   */
   readonly terminalFuses?: readonly string[];
   /** Budget pre-flight cap for a model call that sets none. Default 4096. */
   readonly defaultMaxOutputTokens?: number;
@@ -94,7 +97,15 @@ export interface GuardRun {
     execute: ToolExecutor | undefined,
     options?: ExecuteToolCallOptions,
   ): Promise<ToolCallOutcome>;
-  /** Budget pre-flight of a model call; a refused call must not be sent. */
+  /**
+   * Begin a model turn: the tool calls after it are the model's answer of that turn, so a call id
+   * redispatched within it is not counted twice and one re-sent in a later turn is. Pass the model
+   * message's id as `turnId` where the framework has one: a turn resumed under the same id
+   * continues. `checkModelCall` begins a turn too; an adapter that guards no model call (a tool
+   * node alone) calls this once per model message it executes.
+   */
+  beginTurn(turnId?: string): void;
+  /** Budget pre-flight of a model call (it also begins a turn); a refused call must not be sent. */
   checkModelCall(input: ModelCallCheck): ModelCallGate;
   /** Book a model call's usage (any provider shape) in place of its reservation; `null` without fuses. */
   recordModelUsage(usage: unknown, reservation: ModelReservation | null): BudgetBooking | null;

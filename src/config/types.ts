@@ -172,6 +172,7 @@ export interface FusesSettings {
     readonly allowances?: Readonly<Record<string, number>>;
     readonly window?: number;
     readonly terminal?: boolean;
+    readonly retryAllowance?: number;
   };
   readonly budget?: {
     readonly maxUsd?: number;
@@ -179,6 +180,7 @@ export interface FusesSettings {
     readonly price?: PriceSettings;
     readonly prices?: Readonly<Record<string, PriceSettings>>;
     readonly strictPricing?: boolean;
+    readonly terminal?: boolean;
   };
 }
 

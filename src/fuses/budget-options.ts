@@ -26,6 +26,11 @@ export interface BudgetFuseOptions {
   readonly tokenCounter?: TokenCounter;
   /** With a `maxUsd`, refuse a model that has no price (default `true`: a missing price means stop). */
   readonly strictPricing?: boolean;
+  /**
+   * A ceiling refusal ends the run (default `true`). With `false` a pre-flight refusal is handed back
+   * (a shorter request may fit) unless the budget is already used up; an overspend stays terminal.
+   */
+  readonly terminal?: boolean;
   /** Name in verdicts (default `budget`). */
   readonly name?: string;
 }
@@ -59,6 +64,7 @@ export interface BudgetSettings {
   readonly maxUsd: number | undefined;
   readonly maxTokens: number | undefined;
   readonly strictPricing: boolean;
+  readonly terminal: boolean;
   priceOf(model: string): ModelPrice | undefined;
 }
 
@@ -75,6 +81,7 @@ export function budgetSettings(options: BudgetFuseOptions): BudgetSettings {
     maxUsd,
     maxTokens,
     strictPricing: options.strictPricing ?? true,
+    terminal: options.terminal !== false,
     priceOf: (model) => prices.get(model) ?? fallback,
   };
 }

@@ -2,7 +2,8 @@
  * The budget fuse: a pre-flight estimate gates each model call against the run's dollar and token
  * ceilings, holding a reservation until the real usage is booked or the reservation released.
  *
- * Race it handles (two concurrent pre-flights, $0.05 ceiling, $0.03 estimate each):
+ * A ceiling refusal ends the run unless the fuse is built with `terminal: false`. With that opt-out,
+ * the race it handles (two concurrent pre-flights, $0.05 ceiling, $0.03 estimate each):
  *   t0 A checks: spent 0 + reserved 0 + 0.03 ≤ 0.05 → allowed, reserves 0.03
  *   t1 B checks: spent 0 + reserved 0.03 + 0.03 > 0.05 → refused (not terminal: it may fit later)
  *   t2 A books its usage ($0.01): the reservation is replaced by the real spend
@@ -110,16 +111,18 @@ function startBudget(name: string, settings: BudgetSettings): BudgetRun {
     const spent = usd ? t.spentUsd : t.spentTokens;
     const reserved = usd ? t.reservedUsd : t.reservedTokens;
     const show = usd ? usdText : (n: number): string => `${n} tokens`;
-    const terminal = spent >= max;
+    const terminal = settings.terminal || spent >= max;
     return refusal({
       fuse: name,
       code: usd ? FuseCode.budget_usd_exceeded : FuseCode.budget_tokens_exceeded,
       reason: `Model call to \`${model}\` needs up to ${show(need)}; spent ${show(spent)} and reserved ${show(reserved)} of the ${show(max)} ceiling`,
       note: sentences(
         `The call to model \`${model}\` was NOT made: it could cost more than this run's remaining budget`,
-        terminal
+        spent >= max
           ? 'The budget is used up; stop and report to the user'
-          : 'Shorten the request or wait for calls in flight to finish',
+          : terminal
+            ? 'This run was stopped before it exceeds its budget; report to the user'
+            : 'Shorten the request or wait for calls in flight to finish',
       ),
       terminal,
       evidence: { model, kind, need, spent, reserved, max },

@@ -44,8 +44,8 @@ function composite(
         commit(call, verdict) {
           for (const run of runs) run.commit(call, verdict);
         },
-        recordResult(call, fingerprint) {
-          for (const run of runs) run.recordResult(call, fingerprint);
+        recordResult(call, fingerprint, ok) {
+          for (const run of runs) run.recordResult(call, fingerprint, ok);
         },
         reset() {
           for (const run of runs) run.reset();
@@ -145,8 +145,8 @@ export function except(condition: ExceptCondition, fuse: ToolFuse): ToolFuse {
         commit(call, verdict) {
           if (!skips(call)) run.commit(call, verdict);
         },
-        recordResult(call, fingerprint) {
-          if (!skips(call)) run.recordResult(call, fingerprint);
+        recordResult(call, fingerprint, ok) {
+          if (!skips(call)) run.recordResult(call, fingerprint, ok);
         },
         reset: () => run.reset(),
         stats: () => run.stats(),

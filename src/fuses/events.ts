@@ -11,6 +11,7 @@ import type { FuseVerdict } from './verdict.js';
 export const FuseEventType = {
   tool_call: 'tool_call',
   tool_result: 'tool_result',
+  turn: 'turn',
   model_call: 'model_call',
   model_usage: 'model_usage',
   release: 'release',
@@ -48,7 +49,16 @@ export interface ToolResultEvent extends EventBase {
   readonly type: 'tool_result';
   readonly call: ToolCallRecord;
   readonly resultFingerprint: string | null;
+  /** False when the call failed; a log written without it reads as `true`. */
+  readonly ok?: boolean;
   readonly verdict: FuseVerdict;
+}
+
+/** A model turn began: the tool calls after it are that turn's (a model call begins one too). */
+export interface TurnEvent extends EventBase {
+  readonly type: 'turn';
+  /** The id the caller gave the turn (the model message's id), or `null`. */
+  readonly turnId: string | null;
 }
 
 /** A model call was checked; `request` holds the measured facts (`null` without a budget fuse). */
@@ -85,6 +95,7 @@ export interface RunLifecycleEvent extends EventBase {
 export type FuseEvent =
   | ToolCallEvent
   | ToolResultEvent
+  | TurnEvent
   | ModelCallEvent
   | ModelUsageEvent
   | ReleaseEvent

@@ -61,7 +61,10 @@ function replayEvent(engine: RunEngine, event: FuseEvent): FuseEvent {
     case FuseEventType.tool_call:
       return { ...event, verdict: engine.toolCall(event.call) };
     case FuseEventType.tool_result:
-      return { ...event, verdict: engine.toolResult(event.call, event.resultFingerprint) };
+      return { ...event, verdict: engine.toolResult(event.call, event.resultFingerprint, event.ok !== false) };
+    case FuseEventType.turn:
+      engine.beginTurn(event.turnId);
+      return { ...event };
     case FuseEventType.model_call:
       return { ...event, ...engine.modelCall(event.model, event.request) };
     case FuseEventType.model_usage:
@@ -79,7 +82,9 @@ function replayEvent(engine: RunEngine, event: FuseEvent): FuseEvent {
 /**
  * Create a fuse box. Tool calls go through permission then loop; model calls through the budget.
  * A terminal refusal latches: every later call of the run (the siblings of the same turn too) is
- * refused with `run_stopped` until `run.reset()`. Every decision is logged with the facts it was
+ * refused with `run_stopped` until `run.reset()`. Loop and budget refusals are terminal by default.
+ * Calls are counted per model turn (`run.beginTurn()`, or a model call's pre-flight): a call id
+ * redispatched within its turn is not counted twice; re-sent in a later turn, it is. Every decision is logged with the facts it was
  * made on; `box.replay(box.log)` reproduces the same verdicts.
  *
  * @example

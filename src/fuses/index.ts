@@ -38,6 +38,7 @@ export {
   type ToolCallEvent,
   type ToolCallRecord,
   type ToolResultEvent,
+  type TurnEvent,
 } from './events.js';
 export { createFuseBox, type FuseBox, type FuseBoxOptions } from './fuse-box.js';
 export {
@@ -58,7 +59,7 @@ export {
   measureModelCall,
 } from './model-call.js';
 export { type PermissionFuseOptions, permissionFuse } from './permission.js';
-export type { FuseRun, ModelUsageOptions, ToolResult } from './run-box.js';
+export type { FuseRun, ModelUsageOptions, ToolOutcome, ToolResult } from './run-box.js';
 export {
   approximateTokenCounter,
   defaultTokenCounter,

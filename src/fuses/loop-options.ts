@@ -20,8 +20,17 @@ export interface LoopFuseOptions {
    * the run length.
    */
   readonly window?: number;
-  /** Make loop refusals terminal, stopping the run (default `false`: the model may change course). */
+  /**
+   * A loop refusal ends the run (default `true`: the model is the part that is stuck, and asking it
+   * again costs a model call per turn). `false` hands the refusal back and lets the model change course.
+   */
   readonly terminal?: boolean;
+  /**
+   * How many times a call that failed may be retried identically before a retry counts as a
+   * repeat (default 2): a read that throws twice and succeeds on the third try is never refused.
+   * Failures are learnt through `recordToolResult(call, { ok: false })`.
+   */
+  readonly retryAllowance?: number;
   /** Name in verdicts (default `loop`). */
   readonly name?: string;
 }
@@ -33,6 +42,7 @@ export interface LoopSettings {
   readonly allowances: ReadonlyMap<string, number>;
   readonly window: number;
   readonly terminal: boolean;
+  readonly retryAllowance: number;
 }
 
 /** The largest window (and so the largest threshold) a loop fuse accepts. */
@@ -58,5 +68,6 @@ export function loopSettings(options: LoopFuseOptions): LoopSettings {
   if (window > MAX_WINDOW) {
     throw new FuseConfigError('window', `\`window\` must be at most ${MAX_WINDOW} (got \`${window}\`)`);
   }
-  return { repeatThreshold, maxCycleLength, allowances, window, terminal: options.terminal === true };
+  const retryAllowance = integerAtLeast('retryAllowance', options.retryAllowance ?? 2, 0);
+  return { repeatThreshold, maxCycleLength, allowances, window, terminal: options.terminal !== false, retryAllowance };
 }

@@ -25,6 +25,8 @@ interface Entry {
   lastSeq: number;
   /** Sequence number of the latest call whose result differed from the one before; -1 for none. */
   progressSeq: number;
+  /** Failures since the latest success that were taken out of the streak (at most `retryAllowance`). */
+  forgiven: number;
 }
 
 /**
@@ -78,6 +80,7 @@ class LoopWindow {
         lastResult: null,
         lastSeq: this.#seq,
         progressSeq: -1,
+        forgiven: 0,
       };
       this.#entries.set(call.signature, entry);
     } else {
@@ -147,7 +150,9 @@ function cyclePeriod(window: LoopWindow, settings: LoopSettings, entry: Entry | 
  * between is refused, and so is the call that closes a cycle of period 2..`maxCycleLength`
  * repeated twice (A,B,A,B is refused at the fourth call). Results booked through
  * `recordToolResult` are fingerprinted: a result that differs from the previous identical call's
- * is progress and restarts the count. Only allowed calls enter the window.
+ * is progress and restarts the count. A call booked as failed (`ok: false`) leaves the count, up to
+ * `retryAllowance` failures in a row, so a transient error retried identically is not a loop.
+ * Only allowed calls enter the window.
  *
  * @example
  * const loop = loopFuse({ repeatThreshold: 3, maxCycleLength: 4, allowances: { poll_status: 20 } });
@@ -202,9 +207,19 @@ export function loopFuse(given: LoopFuseOptions = {}): ToolFuse {
         commit(call, verdict) {
           if (verdict.allowed) window.push(call);
         },
-        recordResult(call, fingerprint) {
+        recordResult(call, fingerprint, ok) {
           const entry = window.entry(call.signature);
-          if (entry === undefined || fingerprint === null) return;
+          if (entry === undefined) return;
+          if (ok === false) {
+            // A failed call retried as it was is a retry, not a repeat, up to the allowance.
+            if (entry.forgiven < settings.retryAllowance && entry.streak > 0) {
+              entry.forgiven++;
+              entry.streak--;
+            }
+            return;
+          }
+          entry.forgiven = 0;
+          if (fingerprint === null) return;
           if (entry.lastResult !== null && entry.lastResult !== fingerprint) {
             entry.streak = 1;
             entry.progressSeq = entry.lastSeq;

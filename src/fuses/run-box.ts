@@ -13,9 +13,15 @@ import type { FuseStats, ToolCall } from './tool-fuse.js';
 import { readUsage } from './usage.js';
 import { errorMessage, type FuseRefusal, type FuseVerdict } from './verdict.js';
 
-/** A tool call with the result it produced. */
+/** A tool call with the result it produced (none when it failed). */
 export interface ToolResult extends ToolCall {
-  readonly result: unknown;
+  readonly result?: unknown;
+}
+
+/** How a tool call ended. */
+export interface ToolOutcome {
+  /** False when the call failed (threw, or its output was refused); default `true`. */
+  readonly ok: boolean;
 }
 
 /** How {@link FuseRun.recordModelUsage} ties usage to a pre-flight. */
@@ -31,10 +37,26 @@ export interface FuseRun {
   readonly runId: string;
   /** The terminal refusal that stopped the run, or `null`. */
   readonly stopped: FuseRefusal | null;
-  /** Check a tool call: permission, then loop. */
+  /** Model turns begun so far (0 before the first). */
+  readonly turn: number;
+  /**
+   * Begin a model turn: the tool calls checked after it are the model's answer of that turn. A
+   * `turnId` (the model message's id) equal to the current turn's continues it, so a framework that
+   * resumes a turn does not begin a new one. `checkModelCall` begins a turn too. Returns true when
+   * a turn began.
+   */
+  beginTurn(turnId?: string): boolean;
+  /**
+   * Check a tool call: permission, then loop. A call id already checked in this turn with the same
+   * tool and arguments is a redispatch: it gets its first verdict and is not counted again.
+   */
   checkToolCall(call: ToolCall): FuseVerdict;
-  /** Record what a tool call returned (the loop fuse counts a changed result as progress). */
-  recordToolResult(call: ToolResult): FuseVerdict;
+  /**
+   * Record how a tool call ended: what it returned (the loop fuse counts a changed result as
+   * progress), or `{ ok: false }` when it failed (a failed call may be retried identically up to
+   * the loop fuse's `retryAllowance` before it counts as a repeat).
+   */
+  recordToolResult(call: ToolResult, outcome?: ToolOutcome): FuseVerdict;
   /** Pre-flight a model call against the budget; an allowed call holds a reservation. */
   checkModelCall(input: ModelCallInput): ModelCallDecision;
   /** Book a model call's real usage (any provider shape) in place of its reservation. */
@@ -111,12 +133,23 @@ export function createRunBox(context: RunBoxContext): FuseRun {
       if (logging) emit({ type: 'tool_call', runId, at: now(), call: record, verdict });
       return verdict;
     },
-    recordToolResult(call) {
+    get turn() {
+      return engine.turn;
+    },
+    beginTurn(turnId) {
+      if (ended) return false;
+      const id = typeof turnId === 'string' ? turnId : null;
+      const began = engine.beginTurn(id);
+      if (began && logging) emit({ type: 'turn', runId, at: now(), turnId: id });
+      return began;
+    },
+    recordToolResult(call, outcome) {
       const record = toolCallRecord(call);
       if (ended) return context.ended('The result');
-      const fp = resultFingerprint(call?.result);
-      const verdict = engine.toolResult(record, fp);
-      emit({ type: 'tool_result', runId, at: now(), call: record, resultFingerprint: fp, verdict });
+      const ok = outcome?.ok !== false;
+      const fp = ok ? resultFingerprint(call?.result) : null;
+      const verdict = engine.toolResult(record, fp, ok);
+      emit({ type: 'tool_result', runId, at: now(), call: record, resultFingerprint: fp, ok, verdict });
       return verdict;
     },
     checkModelCall(input) {

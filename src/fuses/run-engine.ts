@@ -1,7 +1,14 @@
 /**
- * The state machine of one run: the fuses' per-run state, the terminal latch, and the order
- * permission → loop → budget. It works on recorded facts only, so the live run box and a replay
- * drive the same code.
+ * The state machine of one run: the fuses' per-run state, the terminal latch, the model turns and
+ * the order permission → loop → budget. It works on recorded facts only, so the live run box and a
+ * replay drive the same code.
+ *
+ * Counting follows the model, not the dispatch. A call id checked again in the same turn with the
+ * same tool and arguments is the framework redispatching it: it gets its first verdict and is not
+ * counted again. The same id re-sent in a later turn is the model asking again, and counts:
+ *
+ *   turn 1  c1 search(x) ─► counted ── redispatch c1 ─► first verdict, not counted
+ *   turn 2  c1 search(x) ─► counted (the model repeated itself)
  */
 import type { BudgetBooking, BudgetFuse, BudgetRun, BudgetTotals, ModelCallDecision } from './budget.js';
 import type { ToolCallRecord } from './events.js';
@@ -37,8 +44,12 @@ export interface FuseSlots {
 /** One run's fuse state and latch. */
 export interface RunEngine {
   readonly stopped: FuseRefusal | null;
+  /** Turns begun so far (0 before the first). */
+  readonly turn: number;
+  /** Begin a model turn; a `turnId` equal to the current turn's continues it. True when a turn began. */
+  beginTurn(turnId: string | null): boolean;
   toolCall(record: ToolCallRecord): FuseVerdict;
-  toolResult(record: ToolCallRecord, resultFingerprint: string | null): FuseVerdict;
+  toolResult(record: ToolCallRecord, resultFingerprint: string | null, ok: boolean): FuseVerdict;
   modelCall(model: string, request: ModelCallRequest | null): ModelCallDecision;
   modelUsage(reading: UsageReading, model: string | null, reservationId: string | null): BudgetBooking;
   release(reservationId: string): boolean;
@@ -92,6 +103,12 @@ export function stoppedRefusal(runId: string, stoppedBy: FuseRefusal, subject: s
   });
 }
 
+/**
+ * Most call ids one turn remembers for redispatch; past it the oldest is forgotten (and a redispatch
+ * of it counts again), so a run that never marks a turn keeps bounded memory.
+ */
+const MAX_TURN_CALLS = 1_024;
+
 /** Start the per-run state of `slots` for `runId`. */
 export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
   const tools: [string, ToolFuse, ToolFuseRun][] = [];
@@ -102,6 +119,18 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
   const budgetFuse = slots.budget;
   const budget: BudgetRun | undefined = budgetFuse?.start();
   let stopped: FuseRefusal | null = null;
+  let turn = 0;
+  let turnId: string | null = null;
+  /** The calls checked in the current turn, by call id. */
+  const turnCalls = new Map<string, { readonly signature: string; readonly verdict: FuseVerdict }>();
+
+  function beginTurn(id: string | null): boolean {
+    if (id !== null && id === turnId) return false;
+    turn++;
+    turnId = id;
+    turnCalls.clear();
+    return true;
+  }
 
   function latch(verdict: FuseVerdict): FuseVerdict {
     if (!verdict.allowed && verdict.terminal && stopped === null) stopped = verdict;
@@ -113,6 +142,8 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
     if (stopped !== null) return stoppedRefusal(runId, stopped, callSubject(record.name));
     const facts = factsOf(record);
     if (facts === null) return invalidCall(record);
+    const seen = facts.id === undefined ? undefined : turnCalls.get(facts.id);
+    if (seen !== undefined && seen.signature === facts.signature) return seen.verdict;
     let verdict: FuseVerdict = ALLOWED;
     for (const [, fuse, run] of tools) {
       try {
@@ -131,15 +162,19 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
         if (verdict.allowed) verdict = internalErrorRefusal(fuse.name, 'commit', error, callSubject(record.name));
       }
     }
+    if (facts.id !== undefined) {
+      turnCalls.set(facts.id, { signature: facts.signature, verdict });
+      if (turnCalls.size > MAX_TURN_CALLS) turnCalls.delete(turnCalls.keys().next().value as string);
+    }
     return verdict.allowed ? verdict : latch(verdict);
   }
 
-  function toolResult(record: ToolCallRecord, resultFingerprint: string | null): FuseVerdict {
+  function toolResult(record: ToolCallRecord, resultFingerprint: string | null, ok: boolean): FuseVerdict {
     const facts = factsOf(record);
     if (facts === null) return ALLOWED;
     for (const [, fuse, run] of tools) {
       const recorded = guarded(fuse.name, 'recordResult', callSubject(record.name), () => {
-        run.recordResult(facts, resultFingerprint);
+        run.recordResult(facts, ok ? resultFingerprint : null, ok);
         return ALLOWED;
       });
       if (!recorded.allowed) return latch(recorded);
@@ -149,6 +184,8 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
 
   function modelCall(model: string, request: ModelCallRequest | null): ModelCallDecision {
     const subject = `The call to model \`${model}\``;
+    // The model's answer to this call is a new turn: its tool calls count afresh.
+    beginTurn(null);
     if (stopped !== null) return { verdict: stoppedRefusal(runId, stopped, subject), reservation: null };
     if (budget === undefined || request === null) return { verdict: ALLOWED, reservation: null };
     let decision: ModelCallDecision;
@@ -181,6 +218,10 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
     get stopped() {
       return stopped;
     },
+    get turn() {
+      return turn;
+    },
+    beginTurn,
     toolCall,
     toolResult,
     modelCall,
@@ -195,6 +236,7 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
     reset() {
       // Money spent stays spent: the budget's books survive a reset; denials, loops and the latch do not.
       stopped = null;
+      turnCalls.clear();
       for (const [, fuse, run] of tools) {
         latch(
           guarded(fuse.name, 'reset', 'The reset', () => {

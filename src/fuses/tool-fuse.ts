@@ -36,8 +36,11 @@ export interface ToolFuseRun {
   check(call: ToolCallFacts): FuseVerdict;
   /** Learn the box's final verdict on a call this fuse checked. */
   commit(call: ToolCallFacts, verdict: FuseVerdict): void;
-  /** Learn a call's result fingerprint (`null` when the result could not be fingerprinted). */
-  recordResult(call: ToolCallFacts, resultFingerprint: string | null): void;
+  /**
+   * Learn how a call this fuse allowed ended: its result fingerprint (`null` when the result could
+   * not be fingerprinted), or `ok: false` when it failed (the fingerprint is then `null`).
+   */
+  recordResult(call: ToolCallFacts, resultFingerprint: string | null, ok: boolean): void;
   /** Forget everything this run learnt. */
   reset(): void;
   stats(): FuseStats;

@@ -56,7 +56,8 @@ function num(bag: Bag | undefined, key: string, path: string): number | undefine
     const shown = typeof value === 'number' ? String(value) : JSON.stringify(value);
     throw new InvalidUsage(`\`${path}\` must be a finite, non-negative number (got \`${shown}\`)`);
   }
-  return value;
+  // -0 would turn into 0 in a stored log, and its replay would then differ from the record.
+  return value === 0 ? 0 : value;
 }
 
 function sub(bag: Bag, key: string): Bag | undefined {

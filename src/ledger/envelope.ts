@@ -15,12 +15,15 @@ export const SideEffectClass = {
 /** How a tool touches the world. */
 export type SideEffectClass = (typeof SideEffectClass)[keyof typeof SideEffectClass];
 
-/** Names accepted in configuration for a {@link SideEffectClass}. */
+/**
+ * Names accepted in configuration for a {@link SideEffectClass}. `payment` is a payment that
+ * passes no provider idempotency key (`non_idempotent_mutate`); one that does declares `keyed_mutate`.
+ */
 export const SIDE_EFFECT_CLASS_ALIASES: Readonly<Record<string, SideEffectClass>> = Object.freeze({
   read_only: 'read',
   idempotent_write: 'idempotent_mutate',
   external_api_mutation: 'keyed_mutate',
-  payment: 'keyed_mutate',
+  payment: 'non_idempotent_mutate',
   email: 'non_idempotent_mutate',
   subagent: 'non_idempotent_mutate',
   non_idempotent_write: 'non_idempotent_mutate',
@@ -131,7 +134,7 @@ export function isSpendability(value: unknown): value is Spendability {
  * Resolve a class name or one of its configuration aliases.
  *
  * @example
- * resolveSideEffectClass('payment'); // 'keyed_mutate'
+ * resolveSideEffectClass('payment'); // 'non_idempotent_mutate'
  */
 export function resolveSideEffectClass(name: string): SideEffectClass {
   if (isSideEffectClass(name)) return name;

@@ -54,6 +54,8 @@ export async function execute(
   body: Body,
   options: CallOptions,
 ): Promise<unknown> {
+  // An abort before the claim leaves no record: nothing was attempted.
+  if (options.abortSignal?.aborted === true) throw options.abortSignal.reason;
   const hazards = checkStorageHazards(ctx, call);
   if (hazards !== undefined) await hazards;
   const met = await createOrMeet(ctx, call);

@@ -1,28 +1,30 @@
 /**
  * Run a body under a claim: renew the lease, expose the markers, record the outcome.
+ *
+ * The claim lives as long as the body, not as long as the caller's patience. When the caller's
+ * signal fires, the caller is answered at once with the abort reason, but the body may still be
+ * running (one that ignores the signal, or a wrapper that gave up on its inner call), so the
+ * claim stays IN_FLIGHT with its lease renewed until the body settles, and then records what
+ * really happened:
+ *
+ *   caller  call ─► claim (IN_FLIGHT) ─► body starts ── signal fires ─► rejects with the reason
+ *   body                                 ─────────── still running ─────────── settles ─► outcome
+ *   retry                                                   call ─► POLL (lease held) ──► RETURN
+ *
+ * A rejection that arrives after the signal fired, or that is itself an abort or a timeout, is
+ * ambiguous: see {@link rejectedOutcome}.
  */
 import { LedgerFencedError } from '../errors.js';
 import { ActiveClaim } from './active-claim.js';
+import { failureOutcome, rejectedOutcome } from './ambiguous-failure.js';
 import { markerScope } from './boundary-markers.js';
 import type { Body, ExecutorContext } from './claim-records.js';
-import type { Boundary, Outcome } from './envelope.js';
+import type { Outcome } from './envelope.js';
 import type { PreparedCall } from './prepare-call.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { toRecordedError, toStoredResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
 import type { CallOptions } from './types.js';
-
-/** A failed attempt's outcome follows from how far its boundary got. */
-export function failureOutcome(boundary: Boundary): Outcome {
-  switch (boundary) {
-    case 'not_crossed':
-      return 'FAILED_BEFORE_EFFECT';
-    case 'maybe_crossed':
-      return 'UNKNOWN';
-    case 'crossed':
-      return 'FAILED_AFTER_EFFECT';
-  }
-}
 
 function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): () => void {
   if (ttl <= 0) return () => undefined;
@@ -51,6 +53,11 @@ function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): ()
   };
 }
 
+/** How a body settled, and whether the caller's signal had fired by then. */
+type Settled =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: unknown; readonly aborted: boolean };
+
 /** Run `body` as the owner of `record` and record its outcome. */
 export async function runClaimed(
   ctx: ExecutorContext,
@@ -61,19 +68,85 @@ export async function runClaimed(
 ): Promise<unknown> {
   const ttl = call.spec.leaseTtlMs ?? ctx.leaseTtlMs;
   const claim = new ActiveClaim(ctx.storage, record, ctx.clock, ttl);
-  const stopRenewal = startRenewal(ctx, claim, ttl);
-  let value: unknown;
-  try {
-    value = await markerScope.run({ claim, logger: ctx.logger, warned: ctx.markerWarned }, () =>
-      body(call.args, options),
-    );
-  } catch (error) {
-    stopRenewal();
-    await recordFailure(ctx, claim, error);
-    throw error;
-  } finally {
-    stopRenewal();
+  const signal = options.abortSignal;
+  if (signal?.aborted === true) {
+    // Aborted between the claim and the body: nothing ran, and the record says so.
+    await recordFailure(ctx, claim, signal.reason, failureOutcome(claim.boundary));
+    throw signal.reason;
   }
+  const stopRenewal = startRenewal(ctx, claim, ttl);
+  const settled = (async (): Promise<Settled> => {
+    try {
+      const value = await markerScope.run({ claim, logger: ctx.logger, warned: ctx.markerWarned }, () =>
+        body(call.args, options),
+      );
+      return { ok: true, value };
+    } catch (error) {
+      return { ok: false, error, aborted: signal?.aborted === true };
+    } finally {
+      stopRenewal();
+    }
+  })();
+  const recorded = settled.then((outcome) => recordOutcome(ctx, call, claim, outcome));
+  if (signal === undefined) return await recorded;
+  return await answerOrAbort(ctx, claim, recorded, signal);
+}
+
+/**
+ * The recorded outcome, or the abort reason as soon as `signal` fires; the recording then goes on
+ * without the caller, and what it cannot write goes to the logger.
+ */
+function answerOrAbort(
+  ctx: ExecutorContext,
+  claim: ActiveClaim,
+  recorded: Promise<unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const onAbort = (): void => {
+      if (answered) return;
+      answered = true;
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    recorded.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (answered) return;
+        answered = true;
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        if (answered) {
+          // The body failed after its caller left; the outcome is recorded, the error has no reader.
+          if (error instanceof LedgerFencedError)
+            ctx.logger?.warn?.('Fenced after the caller aborted', { key: claim.record.key });
+          return;
+        }
+        answered = true;
+        reject(error);
+      },
+    );
+  });
+}
+
+async function recordOutcome(
+  ctx: ExecutorContext,
+  call: PreparedCall,
+  claim: ActiveClaim,
+  outcome: Settled,
+): Promise<unknown> {
+  if (!outcome.ok) {
+    const { error, aborted } = outcome;
+    const { spendability } = call.spec;
+    await recordFailure(ctx, claim, error, rejectedOutcome({ boundary: claim.boundary, spendability, error, aborted }));
+    throw outcome.error;
+  }
+  const { value } = outcome;
+  const record = claim.record;
   const stored = toStoredResult(value);
   let completed: TransitionRecord;
   try {
@@ -102,11 +175,16 @@ export async function runClaimed(
   return value;
 }
 
-async function recordFailure(ctx: ExecutorContext, claim: ActiveClaim, error: unknown): Promise<void> {
+async function recordFailure(
+  ctx: ExecutorContext,
+  claim: ActiveClaim,
+  error: unknown,
+  outcome: Outcome,
+): Promise<void> {
   let failed: TransitionRecord;
   try {
     failed = await claim.write('fail', (current, now) => ({
-      outcome: failureOutcome(claim.boundary),
+      outcome,
       error: toRecordedError(error),
       completedAt: now,
       leaseUntil: null,

@@ -144,6 +144,11 @@ export interface CallOptions {
   readonly toolCallId?: string;
   readonly requestId?: string;
   readonly scope?: LedgerScope;
+  /**
+   * Passed to the body. When it fires the call rejects at once with its reason, while the claim
+   * stays IN_FLIGHT until the body settles and records its real outcome; a signal that fired
+   * before the call claims nothing.
+   */
   readonly abortSignal?: AbortSignal;
 }
 

@@ -98,7 +98,7 @@ describe('runGuardedToolLoop redispatch and resume', () => {
       ticket: 'call_pay',
       scope: { threadId: 'thread-42', runId: 'run-1' },
       outcome: 'COMPLETED',
-      sideEffectClass: 'keyed_mutate',
+      sideEffectClass: 'non_idempotent_mutate',
     });
   });
 });

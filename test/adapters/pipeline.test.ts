@@ -114,7 +114,7 @@ describe('createGuardPipeline: fuses and the stop latch', () => {
   });
 
   it('makes every refusal of a terminal fuse stop the run', async () => {
-    const fuses = createFuseBox({ loop: loopFuse({ repeatThreshold: 2 }) });
+    const fuses = createFuseBox({ loop: loopFuse({ repeatThreshold: 2, terminal: false }) });
     const run = createGuardPipeline({ fuses, terminalFuses: ['loop'] }).forRun({ runId: 'r1' });
     const body = counter('same');
     await run.executeToolCall({ id: 'c1', name: 'poll', args: { q: 1 } }, body);
@@ -141,7 +141,7 @@ describe('createGuardPipeline: fuses and the stop latch', () => {
   });
 
   it('gates model calls on the budget and books usage against the reservation', () => {
-    const fuses = createFuseBox({ budget: budgetFuse({ maxTokens: 200 }) });
+    const fuses = createFuseBox({ budget: budgetFuse({ maxTokens: 200, terminal: false }) });
     const run = createGuardPipeline({ fuses }).forRun({ runId: 'r1' });
     const messages = [{ role: 'user', content: 'hi' }];
     expect(run.checkModelCall({ model: 'm', messages, maxOutputTokens: 500 })).toMatchObject({

@@ -107,7 +107,7 @@ describe('bounded refuses a bad definition at once', () => {
   it('accepts side-effect class aliases', () => {
     expect(bounded({ name: 'r', schema: {}, sideEffectClass: 'read_only' }, () => 1).sideEffectClass).toBe('read');
     expect(bounded({ name: 'p', schema: {}, sideEffectClass: 'payment' }, () => 1).sideEffectClass).toBe(
-      'keyed_mutate',
+      'non_idempotent_mutate',
     );
   });
 });

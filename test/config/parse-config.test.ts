@@ -18,7 +18,7 @@ describe('parsing a valid config', () => {
         tools: 'all',
         onArgsDrift: 'soft',
       },
-      tools: { pay: { sideEffectClass: 'keyed_mutate' } },
+      tools: { pay: { sideEffectClass: 'non_idempotent_mutate' } },
       tasks: {},
     });
   });
@@ -114,9 +114,10 @@ describe('parsing a valid config', () => {
         'tools: { a: { permissions: [read] } }',
         'fuses:',
         '  permission: { granted: [read], max_denials: 2 }',
-        '  loop: { repeat_threshold: 4, allowances: { poll: 9 } }',
+        '  loop: { repeat_threshold: 4, allowances: { poll: 9 }, retry_allowance: 1, terminal: false }',
         '  budget:',
         '    max_usd: 0.5',
+        '    terminal: false',
         '    price: { input_per_1k: 0.001, output_per_1k: 0.002 }',
         '    prices: { m: { input_per_1k: 1, output_per_1k: 2, cache_write_input_per_1k: 3 } }',
         'history_guard: { max_messages: 40, duplicates: anywhere }',
@@ -126,9 +127,10 @@ describe('parsing a valid config', () => {
 
     expect(settings.fuses).toEqual({
       permission: { granted: ['read'], maxDenials: 2 },
-      loop: { repeatThreshold: 4, allowances: { poll: 9 } },
+      loop: { repeatThreshold: 4, allowances: { poll: 9 }, retryAllowance: 1, terminal: false },
       budget: {
         maxUsd: 0.5,
+        terminal: false,
         price: { inputPer1k: 0.001, outputPer1k: 0.002 },
         prices: { m: { inputPer1k: 1, outputPer1k: 2, cacheWriteInputPer1k: 3 } },
       },

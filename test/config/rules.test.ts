@@ -127,7 +127,7 @@ describe('config rules: production profile', () => {
         line: 9,
         column: 3,
         message:
-          'The production profile needs an explicit request identity for `send_payment` (`keyed_mutate`): set `identity: intent` or `request_id_param: <argument>`',
+          'The production profile needs an explicit request identity for `send_payment` (`non_idempotent_mutate`): set `identity: intent` or `request_id_param: <argument>`',
       },
       expect.objectContaining({ path: 'tools.send_email', line: 10 }),
     ]);
@@ -154,7 +154,7 @@ describe('config rules: production profile', () => {
   it('accepts the same config in development', () => {
     const settings = settingsOf(yaml(...LEDGER_HEADER, 'tools:', '  send_payment: { side_effect_class: payment }'));
 
-    expect(settings.tools.send_payment?.sideEffectClass).toBe('keyed_mutate');
+    expect(settings.tools.send_payment?.sideEffectClass).toBe('non_idempotent_mutate');
   });
 });
 
@@ -170,7 +170,9 @@ describe('config rules: guards', () => {
     );
 
     expect(issue).toMatchObject({ path: 'tools.pay.protect', line: 4, column: 5 });
-    expect(issue.message).toBe('`protect` caches results, so only `read` tools may use it (`pay` is `keyed_mutate`)');
+    expect(issue.message).toBe(
+      '`protect` caches results, so only `read` tools may use it (`pay` is `non_idempotent_mutate`)',
+    );
   });
 
   it('permissions need the permission fuse', () => {

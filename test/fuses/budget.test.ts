@@ -27,7 +27,7 @@ describe('budgetFuse: pre-flight', () => {
     expect(refused(dear.verdict)).toMatchObject({
       fuse: 'budget',
       code: FuseCode.budget_usd_exceeded,
-      terminal: false,
+      terminal: true,
     });
     expect(refused(dear.verdict).note).toContain('was NOT made');
     expect(dear.reservation).toBeNull();
@@ -52,8 +52,25 @@ describe('budgetFuse: pre-flight', () => {
     expect(second.code).toBe(FuseCode.budget_tokens_exceeded);
   });
 
-  it('holds reservations, so two concurrent pre-flights cannot overspend together', () => {
+  it('ends the run at a ceiling refusal by default: every later call of the run is refused', () => {
     const run = budgetRun(simpleBudget({ maxUsd: 0.5 }));
+    const call = { model: 'm', messages: prompt(88), maxOutputTokens: 100 }; // $0.1 + $0.2
+
+    const a = run.checkModelCall(call);
+    const b = refused(run.checkModelCall(call).verdict);
+    run.recordModelUsage({ prompt_tokens: 10, completion_tokens: 5 }, { reservation: a.reservation });
+
+    expect(b).toMatchObject({ code: FuseCode.budget_usd_exceeded, terminal: true });
+    expect(b.note).toContain('stopped before it exceeds its budget');
+    expect(run.stopped).toBe(b);
+    expect(refused(run.checkModelCall({ model: 'm', messages: prompt(1), maxOutputTokens: 1 }).verdict).code).toBe(
+      FuseCode.run_stopped,
+    );
+    expect(refused(run.checkToolCall({ name: 'lookup_order', args: {} })).code).toBe(FuseCode.run_stopped);
+  });
+
+  it('holds reservations, so two concurrent pre-flights cannot overspend together (`terminal: false`)', () => {
+    const run = budgetRun(simpleBudget({ maxUsd: 0.5, terminal: false }));
     const call = { model: 'm', messages: prompt(88), maxOutputTokens: 100 }; // $0.1 + $0.2
 
     const a = run.checkModelCall(call);
@@ -70,7 +87,7 @@ describe('budgetFuse: pre-flight', () => {
   });
 
   it('frees a reservation on release', () => {
-    const run = budgetRun(simpleBudget({ maxUsd: 0.5 }));
+    const run = budgetRun(simpleBudget({ maxUsd: 0.5, terminal: false }));
     const call = { model: 'm', messages: prompt(88), maxOutputTokens: 100 };
     const a = run.checkModelCall(call);
     expect(run.checkModelCall(call).verdict.allowed).toBe(false);
@@ -81,8 +98,8 @@ describe('budgetFuse: pre-flight', () => {
     expect(run.checkModelCall(call).verdict.allowed).toBe(true);
   });
 
-  it('is terminal only when the books themselves have reached the ceiling', () => {
-    const run = budgetRun(simpleBudget({ maxUsd: 0.2 }));
+  it('with `terminal: false`, is terminal only when the books themselves have reached the ceiling', () => {
+    const run = budgetRun(simpleBudget({ maxUsd: 0.2, terminal: false }));
     const { reservation } = run.checkModelCall({ model: 'm', messages: prompt(10), maxOutputTokens: 10 });
     run.recordModelUsage({ input_tokens: 200, output_tokens: 0 }, { reservation });
 

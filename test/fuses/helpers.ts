@@ -37,7 +37,7 @@ export function refundBox(extra: FuseBoxOptions = {}) {
 export const charCounter = (text: string): number => text.length;
 
 /** A budget whose estimates are exact: one token a character, $1 per 1k input and $2 per 1k output. */
-export function simpleBudget(options: { maxUsd?: number; maxTokens?: number } = {}) {
+export function simpleBudget(options: { maxUsd?: number; maxTokens?: number; terminal?: boolean } = {}) {
   return budgetFuse({
     ...options,
     price: { inputPer1k: 1, outputPer1k: 2, cachedInputPer1k: 0.5 },

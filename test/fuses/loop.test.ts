@@ -31,8 +31,24 @@ describe('loopFuse: repeats', () => {
     );
   });
 
-  it('keeps refusing a repeated call, and lets a different one through', () => {
+  it('ends the run by default: the refusal is terminal and every later call is refused', () => {
     const run = loopRun();
+    const call = { name: 'f', args: { x: 1 } };
+    run.checkToolCall(call);
+    run.checkToolCall(call);
+
+    const third = refused(run.checkToolCall(call));
+
+    expect(third).toMatchObject({ code: FuseCode.loop_repeat, terminal: true });
+    expect(run.stopped).toBe(third);
+    expect(refused(run.checkToolCall({ name: 'f', args: { x: 2 } })).code).toBe(FuseCode.run_stopped);
+    expect(refused(run.checkModelCall({ model: 'm', messages: [], maxOutputTokens: 1 }).verdict).code).toBe(
+      FuseCode.run_stopped,
+    );
+  });
+
+  it('with `terminal: false`, keeps refusing a repeated call, and lets a different one through', () => {
+    const run = loopRun({ terminal: false });
     const call = { name: 'f', args: { x: 1 } };
     run.checkToolCall(call);
     run.checkToolCall(call);

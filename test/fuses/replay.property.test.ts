@@ -6,6 +6,7 @@ import { charCounter, REFUND_TOOLS } from './helpers.js';
 
 const tool = fc.constantFrom('lookup_order', 'search_docs', 'poll_status', 'issue_refund', 'unknown_tool');
 const args = fc.oneof(fc.constant({}), fc.record({ id: fc.integer({ min: 0, max: 2 }) }), fc.constant({ x: [1, 2] }));
+const callId = fc.option(fc.constantFrom('c1', 'c2'), { nil: null });
 const usage = fc.oneof(
   fc.constant(undefined),
   fc.record({ prompt_tokens: fc.integer({ min: -2, max: 500 }), completion_tokens: fc.integer({ min: 0, max: 500 }) }),
@@ -18,15 +19,20 @@ type Op = (run: FuseRun, reservations: string[]) => void;
 const op: fc.Arbitrary<[number, Op]> = fc.tuple(
   fc.integer({ min: 0, max: 1 }),
   fc.oneof(
-    fc.tuple(tool, args).map(
-      ([name, a]): Op =>
+    fc.tuple(tool, args, callId).map(
+      ([name, a, id]): Op =>
         (run) =>
-          void run.checkToolCall({ name, args: a }),
+          void run.checkToolCall(id === null ? { name, args: a } : { id, name, args: a }),
     ),
-    fc.tuple(tool, args, fc.integer({ min: 0, max: 2 })).map(
-      ([name, a, result]): Op =>
+    fc.tuple(tool, args, fc.integer({ min: 0, max: 2 }), fc.boolean()).map(
+      ([name, a, result, ok]): Op =>
         (run) =>
-          void run.recordToolResult({ name, args: a, result }),
+          void run.recordToolResult({ name, args: a, result }, { ok }),
+    ),
+    fc.option(fc.constantFrom('turn-1', 'turn-2'), { nil: undefined }).map(
+      (turnId): Op =>
+        (run) =>
+          void run.beginTurn(turnId),
     ),
     fc.tuple(fc.integer({ min: 0, max: 400 }), fc.integer({ min: 0, max: 2_000 })).map(
       ([chars, maxOutputTokens]): Op =>

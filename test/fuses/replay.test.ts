@@ -14,12 +14,14 @@ import { charCounter, REFUND_TOOLS } from './helpers.js';
 function options(tokenCounter = charCounter): FuseBoxOptions {
   return {
     permission: permissionFuse({ granted: ['read'], tools: REFUND_TOOLS, maxDenials: 2 }),
-    loop: loopFuse({ repeatThreshold: 3, maxCycleLength: 4 }),
+    // Not terminal: the scenario goes on after a refusal to reach every kind of verdict.
+    loop: loopFuse({ repeatThreshold: 3, maxCycleLength: 4, terminal: false }),
     budget: budgetFuse({
       maxUsd: 0.05,
       maxTokens: 5_000,
       price: { inputPer1k: 0.01, outputPer1k: 0.03 },
       tokenCounter,
+      terminal: false,
     }),
     clock: createManualClock(0),
   };

@@ -2,6 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { readUsage } from '../../src/fuses/index.js';
 
 describe('readUsage', () => {
+  it('reads -0 as 0, so a reading survives a JSON round trip unchanged', () => {
+    const reading = readUsage({ inputTokens: -0, outputTokens: 0 });
+
+    expect(JSON.parse(JSON.stringify(reading))).toEqual(reading);
+    expect(reading).toMatchObject({ status: 'ok', inputTokens: 0 });
+  });
+
   it.each([
     [
       'OpenAI Chat Completions',

@@ -35,7 +35,7 @@ describe('resolveSideEffectClass', () => {
     ['read_only', 'read'],
     ['idempotent_write', 'idempotent_mutate'],
     ['external_api_mutation', 'keyed_mutate'],
-    ['payment', 'keyed_mutate'],
+    ['payment', 'non_idempotent_mutate'],
     ['email', 'non_idempotent_mutate'],
     ['subagent', 'non_idempotent_mutate'],
     ['non_idempotent_write', 'non_idempotent_mutate'],

@@ -33,7 +33,7 @@ function keyOf(spec: ToolSpec, args: unknown, options: CallOptions = {}, context
 
 const pay: ToolSpec = {
   name: 'send_payment',
-  sideEffectClass: 'payment',
+  sideEffectClass: 'keyed_mutate',
   providerIdempotencyKeyParam: 'idempotencyKey',
   bookkeepingParams: ['traceId', 'attempt'],
 };
@@ -167,8 +167,9 @@ describe('the key of a ledgered call', () => {
 
   it('resolves a class alias before keying', () => {
     expect(keyOf({ ...pay, sideEffectClass: 'payment' }, { amount: 5 })).toBe(
-      keyOf({ ...pay, sideEffectClass: 'keyed_mutate' }, { amount: 5 }),
+      keyOf({ ...pay, sideEffectClass: 'non_idempotent_mutate' }, { amount: 5 }),
     );
+    expect(keyOf({ ...pay, sideEffectClass: 'payment' }, { amount: 5 })).not.toBe(keyOf(pay, { amount: 5 }));
   });
 
   it('includes the scope, with undefined scope fields dropped', () => {

@@ -43,8 +43,8 @@ export interface CallContext {
   readonly stopped: () => GuardRefusal | null;
   /** Latch the run on a terminal refusal. */
   readonly stop: (refusal: GuardRefusal) => void;
-  /** The fuse verdict of each call id this run checked, by the call's signature. */
-  readonly checked: Map<string, { readonly signature: string; readonly verdict: FuseVerdict }>;
+  /** The fuse verdict of each call id this run checked, with the call's signature and model turn. */
+  readonly checked: Map<string, { readonly signature: string; readonly turn: number; readonly verdict: FuseVerdict }>;
   readonly plan: (name: string) => ToolPlan;
 }
 
@@ -88,9 +88,10 @@ function admit(
 }
 
 /**
- * The fuses' verdict on a call. A call id the run already checked with the same tool and arguments
- * is a redispatch (a framework's retry or resume), not a new call: it gets its first verdict again
- * and is not counted twice (a repeat for the loop fuse, a second denial for the permission fuse).
+ * The fuses' verdict on a call. A call id the run already checked in the same model turn with the
+ * same tool and arguments is a redispatch (a framework's retry or resume), not a new call: it gets
+ * its first verdict again and is not counted twice (a repeat for the loop fuse, a second denial for
+ * the permission fuse). Re-sent in a later turn, it is the model asking again, and counts.
  */
 function checkFuses(
   ctx: CallContext,
@@ -106,11 +107,15 @@ function checkFuses(
     } catch {
       // No JSON form: the fuse box refuses it as `invalid_call`.
     }
+    // Every entry is of one turn: a new turn forgets the last one's, so the map never outgrows a turn.
+    const oldest = ctx.checked.values().next().value;
+    if (oldest !== undefined && oldest.turn !== fuseRun.turn) ctx.checked.clear();
     const seen = signature === undefined ? undefined : ctx.checked.get(id);
-    if (seen !== undefined && seen.signature === signature) return { verdict: seen.verdict, redispatch: true };
+    if (seen !== undefined && seen.signature === signature && seen.turn === fuseRun.turn)
+      return { verdict: seen.verdict, redispatch: true };
   }
   const verdict = fuseRun.checkToolCall(id === undefined ? { name, args } : { id, name, args });
-  if (id !== undefined && signature !== undefined) ctx.checked.set(id, { signature, verdict });
+  if (id !== undefined && signature !== undefined) ctx.checked.set(id, { signature, turn: fuseRun.turn, verdict });
   return { verdict, redispatch: false };
 }
 
@@ -126,6 +131,7 @@ export async function executeToolCall(
   execute: ToolExecutor | undefined,
   options: ExecuteToolCallOptions,
 ): Promise<ToolCallOutcome> {
+  if (options.turnId !== undefined) ctx.fuseRun?.beginTurn(options.turnId);
   const admitted = admit(ctx, call, execute);
   // Latched before anything awaits, so a parallel sibling checked next already sees the stop.
   if ('outcome' in admitted) return settle(ctx, admitted.outcome);
@@ -187,6 +193,10 @@ export async function executeToolCall(
       ctx.fuseRun?.recordToolResult(id === undefined ? { name, args, result } : { id, name, args, result });
     return Object.freeze({ status: 'ok' as const, result, source: progress.source });
   } catch (error) {
-    return settle(ctx, classifyError(name, error, progress.bodyStarted, progress.stage));
+    const outcome = classifyError(name, error, progress.bodyStarted, progress.stage);
+    // A failed body is booked as such, so an identical retry of it is not counted as a loop.
+    if (outcome.status === 'error' && progress.bodyStarted && !redispatch)
+      ctx.fuseRun?.recordToolResult(id === undefined ? { name, args } : { id, name, args }, { ok: false });
+    return settle(ctx, outcome);
   }
 }

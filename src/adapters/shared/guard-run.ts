@@ -114,6 +114,9 @@ export function createGuardRun(
       });
       return outcome;
     },
+    beginTurn(turnId) {
+      fuseRun?.beginTurn(turnId);
+    },
     checkModelCall(input) {
       const maxOutputTokens = input.maxOutputTokens ?? defaultMaxOutputTokens;
       const stoppedBy = latched;

@@ -34,8 +34,17 @@ export type ToolExecutor = (args: unknown, context: ToolExecutionContext) => unk
 
 /** Options of one {@link GuardRun.executeToolCall}. */
 export interface ExecuteToolCallOptions {
-  /** Aborts a ledger wait and is passed to the body. */
+  /**
+   * Passed to the body and to the ledger: when it fires the call is answered at once, and the
+   * ledger keeps the claim until the body settles (a retry then returns its result).
+   */
   readonly abortSignal?: AbortSignal | undefined;
+  /**
+   * The model turn the call belongs to (the id of the model message that asked for it): a turn id
+   * other than the current one begins a turn first (see `GuardRun.beginTurn`). For adapters whose
+   * model calls are not guarded; a guarded model call begins a turn by itself.
+   */
+  readonly turnId?: string | undefined;
 }
 
 /** Where in the pipeline a call was refused. */

@@ -32,7 +32,7 @@ export function paymentTool(
   return ledger.tool(
     {
       name: 'send_payment',
-      sideEffectClass: 'payment',
+      sideEffectClass: 'keyed_mutate',
       providerIdempotencyKeyParam: 'idempotencyKey',
       ...(hooks.reconciler === undefined ? {} : { reconciler: hooks.reconciler }),
     },

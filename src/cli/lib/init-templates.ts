@@ -95,7 +95,7 @@ receipts:
 
 tools:
   send_payment:
-    side_effect_class: payment # keyed_mutate: retried only with the same provider key
+    side_effect_class: keyed_mutate # a payment with a provider key: retried only with the same key
     provider_idempotency_key_param: idempotency_key # left out of the args fingerprint
     provider_idempotency_key_ttl: 10m # UNKNOWN may retry with the same key inside this window
     request_id_param: order_id # the order id, not the model's call id, identifies the payment
@@ -155,7 +155,7 @@ fuses:
     repeat_threshold: 3
     max_cycle_length: 4
     allowances: { lookup_order: 10 }
-    terminal: false
+    terminal: true # a loop refusal ends the run (the default)
   budget:
     max_usd: 0.5
     max_tokens: 200000

@@ -155,7 +155,8 @@ export function fusesNode(): Node<FusesSettings> {
             }),
           ),
           window: count('How many recent calls are remembered (default 64).', 2),
-          terminal: optional(boolean({ description: 'Make loop refusals stop the run (default `false`).' })),
+          retry_allowance: count('Identical retries of a failed call that are not repeats (default 2).', 0),
+          terminal: optional(boolean({ description: 'A loop refusal ends the run (default `true`).' })),
         }),
       ),
       budget: optional(
@@ -165,6 +166,7 @@ export function fusesNode(): Node<FusesSettings> {
           price: optional(priceNode()),
           prices: optional(record(priceNode(), { description: 'Prices by exact model name.' })),
           strict_pricing: optional(boolean({ description: 'Refuse a model without a price (default `true`).' })),
+          terminal: optional(boolean({ description: 'A ceiling refusal ends the run (default `true`).' })),
         }),
       ),
     },
@@ -193,6 +195,7 @@ export function fusesNode(): Node<FusesSettings> {
               allowances: raw.loop.allowances,
               window: raw.loop.window,
               terminal: raw.loop.terminal,
+              retryAllowance: raw.loop.retry_allowance,
             }),
           }),
       ...(raw.budget === undefined
@@ -204,6 +207,7 @@ export function fusesNode(): Node<FusesSettings> {
               price: raw.budget.price,
               prices: raw.budget.prices,
               strictPricing: raw.budget.strict_pricing,
+              terminal: raw.budget.terminal,
             }),
           }),
     }),
