@@ -1,0 +1,51 @@
+import { HumanMessage } from '@langchain/core/messages';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { createGuardPipeline, hyphaeMiddleware } from '../../src/adapters/langchain.js';
+import { createFuseBox, createLedger, createMemoryStorage, loopFuse } from '../../src/index.js';
+import { lookupTool } from '../helpers/langchain-tools.js';
+import { ScriptedChatModel, type ScriptedTurn } from '../helpers/scripted-chat-model.js';
+
+/** `turns` lookups of distinct orders, then an answer: legitimate work, nothing repeats. */
+function script(turns: number): ScriptedTurn[] {
+  return [
+    ...Array.from({ length: turns }, (_, i) => ({
+      calls: [{ id: `call_${i}`, name: 'lookup', args: { id: `o_${i}` } }],
+    })),
+    { text: 'all looked up' },
+  ];
+}
+
+function guards() {
+  return createGuardPipeline({
+    ledger: createLedger({ storage: createMemoryStorage(), agentId: 'agent', policyVersion: '1' }),
+    fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 3 }) }),
+    tools: { lookup: { sideEffectClass: 'read' } },
+  });
+}
+
+/** How a run at LangGraph's default `recursionLimit` (25) ends. */
+async function outcome(turns: number, guarded: boolean): Promise<string> {
+  const lookup = lookupTool();
+  const agent = createAgent({
+    model: new ScriptedChatModel(script(turns)),
+    tools: [lookup.tool],
+    middleware: guarded ? [hyphaeMiddleware(guards())] : [],
+  });
+  try {
+    const result = await agent.invoke({ messages: [new HumanMessage('look them all up')] });
+    return `completed after ${lookup.runs()} lookups: ${String(result.messages.at(-1)?.content)}`;
+  } catch (error) {
+    return `${(error as Error).name} after ${lookup.runs()} lookups`;
+  }
+}
+
+describe('hyphaeMiddleware: recursion budget', () => {
+  it('completes as many legitimate tool turns as a stock agent at the default recursionLimit', async () => {
+    const stock = [await outcome(11, false), await outcome(12, false)];
+    const guarded = [await outcome(11, true), await outcome(12, true)];
+
+    expect(stock).toEqual(['completed after 11 lookups: all looked up', 'GraphRecursionError after 12 lookups']);
+    expect(guarded).toEqual(stock);
+  });
+});
