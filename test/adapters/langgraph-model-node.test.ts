@@ -99,7 +99,10 @@ describe('guardToolNode routing', () => {
     const graph = new StateGraph(MessagesAnnotation)
       .addNode(
         'agent',
-        guardModelNode(async (state) => ({ messages: [await model.invoke(state.messages)] }), guards),
+        guardModelNode(
+          async (state: typeof MessagesAnnotation.State) => ({ messages: [await model.invoke(state.messages)] }),
+          guards,
+        ),
       )
       .addNode('tools', guardToolNode(new ToolNode([tool.tool]), guards, { next: 'agent', onBlock: 'report' }), {
         ends: ['agent', 'report'],

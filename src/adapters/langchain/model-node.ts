@@ -45,8 +45,11 @@ function usageOf(update: unknown): unknown {
  * import { createGuardPipeline, guardModelNode, guardToolNode } from 'hyphae/langchain';
  *
  * const guards = createGuardPipeline({ ledger, fuses });
+ * const callModel = async (state: typeof MessagesAnnotation.State) => ({
+ *   messages: [await model.invoke(state.messages)],
+ * });
  * const graph = new StateGraph(MessagesAnnotation)
- *   .addNode('agent', guardModelNode(async (state) => ({ messages: [await model.invoke(state.messages)] }), guards))
+ *   .addNode('agent', guardModelNode(callModel, guards))
  *   .addNode('tools', guardToolNode(new ToolNode(tools), guards))
  *   .addEdge('__start__', 'agent')
  *   .addConditionalEdges('agent', toolsCondition)
