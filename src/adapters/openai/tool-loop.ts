@@ -5,6 +5,7 @@ import { GuardError } from '../../errors.js';
 import { isAbortError } from '../shared/abort.js';
 import { formatToolResult } from '../shared/format-result.js';
 import type { GuardRefusal, ToolCallOutcome, ToolExecutor } from '../shared/types.js';
+import { collectStream, isChunkStream } from './stream.js';
 import { type HonouredCall, planTurn, skippedNote, transcriptCallIds } from './turn-plan.js';
 import type {
   GuardedToolLoopOptions,
@@ -13,6 +14,7 @@ import type {
   OpenAiAssistantMessage,
   OpenAiChatCompletion,
   OpenAiChatRequest,
+  OpenAiLoopMessage,
   OpenAiMessage,
 } from './types.js';
 
@@ -32,8 +34,11 @@ function count(option: string, value: number | undefined, fallback: number, allo
 }
 
 function settingsOf(options: GuardedToolLoopOptions): LoopSettings {
-  if (options.request?.stream === true) {
-    throw new GuardError('invalid_option', '`request.stream` is not supported: the loop reads whole completions');
+  if (options.request?.stream !== undefined || options.request?.stream_options !== undefined) {
+    throw new GuardError(
+      'invalid_option',
+      '`request.stream` is not a request field here: pass `stream: true` to the loop',
+    );
   }
   return {
     maxTurns: count('maxTurns', options.maxTurns, 10),
@@ -57,6 +62,7 @@ function requestOf(
     ...(options.tools.length === 0 ? {} : { tools: options.tools }),
     ...(parallel && options.tools.length > 0 ? { parallel_tool_calls: false } : {}),
     max_completion_tokens: settings.maxOutputTokens,
+    ...(options.stream === true ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }
 
@@ -75,21 +81,32 @@ async function requestCompletion(
   });
   if (gate.status === 'refused') return { refusal: gate.refusal };
   let completion: OpenAiChatCompletion;
+  // Once a stream has sent a chunk the request was answered, at least in part: a failure after
+  // that books the reservation in place of the usage it never reported, instead of giving it back.
+  let answered = false;
   try {
     const body = requestOf(options, settings, messages);
-    completion = await options.client.chat.completions.create(
-      body,
+    const response = await options.client.chat.completions.create(
+      body as never,
       options.signal === undefined ? undefined : { signal: options.signal },
     );
+    if (isChunkStream(response)) {
+      completion = await collectStream(response, options.onChunk, () => {
+        answered = true;
+      });
+    } else {
+      completion = response as OpenAiChatCompletion;
+    }
   } catch (error) {
-    guards.releaseModelCall(gate.reservation);
+    if (answered) guards.recordModelUsage(undefined, gate.reservation);
+    else guards.releaseModelCall(gate.reservation);
     throw error;
   }
   guards.recordModelUsage(completion.usage, gate.reservation);
   return { completion };
 }
 
-function echo(message: OpenAiAssistantMessage, honoured: readonly HonouredCall[]): OpenAiMessage | null {
+function echo(message: OpenAiAssistantMessage, honoured: readonly HonouredCall[]): OpenAiLoopMessage | null {
   const content = message.content ?? null;
   if (honoured.length === 0) return content === null || content === '' ? null : { role: 'assistant', content };
   return {
@@ -120,9 +137,9 @@ async function runCalls(
   options: GuardedToolLoopOptions,
   settings: LoopSettings,
   calls: readonly HonouredCall[],
-): Promise<OpenAiMessage[]> {
+): Promise<OpenAiLoopMessage[]> {
   const { guards, executors, signal } = options;
-  const answers: OpenAiMessage[] = [];
+  const answers: OpenAiLoopMessage[] = [];
   for (const call of calls) {
     const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
     const execute: ToolExecutor | undefined =
@@ -171,10 +188,12 @@ async function runCalls(
  * });
  * // result.stopReason: 'completed' | 'max_turns' | 'model_call_refused' | 'stopped'
  */
-export async function runGuardedToolLoop(options: GuardedToolLoopOptions): Promise<GuardedToolLoopResult> {
+export async function runGuardedToolLoop<M extends OpenAiMessage>(
+  options: GuardedToolLoopOptions<M>,
+): Promise<GuardedToolLoopResult<M>> {
   const settings = settingsOf(options);
   const { guards } = options;
-  const messages: OpenAiMessage[] =
+  const messages: (M | OpenAiLoopMessage)[] =
     options.repairTranscript === false
       ? [...options.messages]
       : guards.repairTranscript(options.messages, { format: 'openai' });
@@ -183,7 +202,7 @@ export async function runGuardedToolLoop(options: GuardedToolLoopOptions): Promi
     stopReason: GuardedToolLoopStop,
     refusal: GuardRefusal | null,
     finalMessage: OpenAiAssistantMessage | null = null,
-  ): GuardedToolLoopResult => ({ stopReason, messages, finalMessage, turns, refusal });
+  ): GuardedToolLoopResult<M> => ({ stopReason, messages, finalMessage, turns, refusal });
 
   while (turns < settings.maxTurns) {
     const stoppedBy = guards.stopped;
