@@ -4,7 +4,6 @@
  * call's real usage in place of its reservation.
  */
 import type { GuardRun, ModelCallGate } from '../pipeline.js';
-import { ModelCallRefusedError } from '../shared/errors.js';
 import { stopGenerateResult, stopStreamResult } from './stop-answer.js';
 
 /** The call options of a language model, as far as the middleware reads them. */
@@ -87,11 +86,10 @@ function bookingStream(source: ReadableStream<unknown>, book: (usage: unknown) =
  * A language-model middleware for `wrapLanguageModel`. Before each call the prompt is repaired
  * (when it needs it) and the budget pre-flight runs on the repaired prompt and the tool schemas;
  * under a budget, a call without `maxOutputTokens` gets the cap its estimate assumed, so the
- * estimate is an upper bound. A refused call is not sent: a terminal refusal (a stopped run, a
- * used-up budget) is answered with a final text — the refusal's note, no tool calls, the verdict in
- * `providerMetadata.hyphae` — so the AI SDK's loop ends by itself; any other refusal throws
- * {@link ModelCallRefusedError}. After the call, its real usage is booked; a failed call gives
- * its reservation back.
+ * estimate is an upper bound. A refused call (a stopped run, a call the budget cannot fit) is
+ * not sent: it is answered with a final text — the note of the refusal that stopped the run, no
+ * tool calls, the verdict in `providerMetadata.hyphae` — so the AI SDK's loop ends by itself.
+ * After the call, its real usage is booked; a failed call gives its reservation back.
  *
  * @example
  * import { wrapLanguageModel } from 'ai';
@@ -118,9 +116,7 @@ export function hyphaeMiddleware(
         tools: params.tools,
         maxOutputTokens: params.maxOutputTokens,
       });
-      // A terminal refusal is answered in `wrapGenerate`/`wrapStream` without calling the provider.
-      if (gate.status === 'refused' && !gate.refusal.terminal)
-        throw new ModelCallRefusedError(model.modelId, gate.refusal);
+      // A refused call is answered in `wrapGenerate`/`wrapStream` without calling the provider.
       // Under a budget, an uncapped call gets the cap its reservation assumed.
       const capped = gate.status === 'allowed' && gate.reservation !== null && params.maxOutputTokens === undefined;
       const next = (
