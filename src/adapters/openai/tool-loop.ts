@@ -6,7 +6,7 @@ import { isAbortError } from '../shared/abort.js';
 import { formatToolResult } from '../shared/format-result.js';
 import type { GuardRefusal, ToolCallOutcome, ToolExecutor } from '../shared/types.js';
 import { collectStream, isChunkStream } from './stream.js';
-import { type HonouredCall, planTurn, skippedNote, transcriptCallIds } from './turn-plan.js';
+import { type HonouredCall, planTurn, type SkippedCall, skippedNote, transcriptCallIds } from './turn-plan.js';
 import type {
   GuardedToolLoopOptions,
   GuardedToolLoopResult,
@@ -163,6 +163,36 @@ async function runCalls(
 }
 
 /**
+ * A call whose id the transcript already answers is not echoed again, but it is still the model
+ * asking for it on a new turn: it goes through the guards (the ledger returns the recorded result
+ * without running the body, and the loop fuse counts the repeat), so a model re-sending one call
+ * every turn is stopped like any other loop.
+ */
+async function recheckAnswered(
+  options: GuardedToolLoopOptions,
+  settings: LoopSettings,
+  skipped: readonly SkippedCall[],
+): Promise<void> {
+  const { guards, executors, signal } = options;
+  for (const call of skipped) {
+    if (call.why !== 'answered_id' || guards.stopped !== null) continue;
+    const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
+    const outcome = await guards.executeToolCall(
+      { id: call.id, name: call.name, argsText: call.argsText },
+      body === undefined ? undefined : (args, context) => body(args as never, context),
+      signal === undefined ? {} : { abortSignal: signal },
+    );
+    if (
+      outcome.status === 'refused' &&
+      outcome.verdict !== undefined &&
+      settings.terminalFuses.has(outcome.verdict.fuse)
+    ) {
+      guards.stop({ ...outcome, terminal: true });
+    }
+  }
+}
+
+/**
  * Run a Chat Completions tool loop under a guard run. Before each request the budget pre-flight
  * runs (a refused request is not sent); each tool call goes through the pipeline; only honoured
  * calls are echoed into the transcript, each answered by one tool message with its id (a refusal
@@ -221,6 +251,7 @@ export async function runGuardedToolLoop<M extends OpenAiMessage>(
     const echoed = echo(message, plan.honoured);
     if (echoed !== null) messages.push(echoed);
     messages.push(...(await runCalls(options, settings, plan.honoured)));
+    await recheckAnswered(options, settings, plan.skipped);
     if (plan.skipped.length > 0) {
       messages.push({ role: 'system', content: skippedNote(plan.skipped, settings.maxParallel) });
     }
