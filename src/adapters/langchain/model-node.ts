@@ -5,11 +5,37 @@
  * and the thread, so no run id is passed between them.
  */
 import { GuardError } from '../../errors.js';
-import { isObject, messagesOf, messageType } from './messages.js';
+import type { GuardRun } from '../pipeline.js';
+import { isObject, messagesOf, messageType, toolCallsOf } from './messages.js';
 import { opensInvocation, registryOf, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
 import { stopAnswer } from './stop.js';
 import { repairLangChainMessages, toPlainMessage } from './transcript.js';
 import type { GuardModelNodeOptions, LangChainGuards } from './types.js';
+
+/** Never runs a body: the call was answered before and is only being counted. */
+async function notDispatched(): Promise<never> {
+  throw new GuardError('not_dispatched', 'A call the graph answered already is not run again');
+}
+
+/**
+ * The calls of the update's AI messages whose ids the state already answers: LangGraph's
+ * `ToolNode` does not run them again, so they go through the pipeline here (answered from the
+ * ledger, counted by the loop fuse), and a model re-sending one call every turn is stopped.
+ */
+async function recheckResentCalls(run: GuardRun, messages: readonly unknown[], update: unknown): Promise<void> {
+  const answered = new Set<string>();
+  for (const message of messages) {
+    const id = messageType(message) === 'tool' && isObject(message) ? message.tool_call_id : undefined;
+    if (typeof id === 'string') answered.add(id);
+  }
+  const sent = isObject(update) ? update.messages : undefined;
+  for (const message of Array.isArray(sent) ? sent : sent === undefined ? [] : [sent]) {
+    for (const call of toolCallsOf(message)) {
+      if (call.id === undefined || !answered.has(call.id) || run.stopped !== null) continue;
+      await run.executeToolCall({ id: call.id, name: call.name, args: call.args ?? {} }, notDispatched);
+    }
+  }
+}
 
 /** A graph node: the state (and LangGraph's config) in, a state update out. */
 type NodeFunction = (state: never, config?: never) => unknown;
@@ -97,6 +123,7 @@ export function guardModelNode<N extends NodeFunction>(
       throw error;
     }
     run.recordModelUsage(usageOf(update), gate.reservation);
+    await recheckResentCalls(run, messages, update);
     return update;
   }
   return guardedModelNode as unknown as N;

@@ -9,6 +9,7 @@ import type { GuardPipeline, GuardRun, GuardRunOptions } from '../pipeline.js';
 import { ModelCallRefusedError } from '../shared/errors.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { maxTokensOf, modelCallOf, usageOf } from './model-request.js';
+import { recheckResentCalls } from './resent-calls.js';
 import { toPipeline } from './run-registry.js';
 import { stopResponse, stopStreamEvents } from './stop-response.js';
 import type {
@@ -89,6 +90,7 @@ function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: Guard
     const usage =
       typeof response === 'object' && response !== null ? (response as { usage?: unknown }).usage : undefined;
     run.recordModelUsage(usageOf(usage), reservation);
+    await recheckResentCalls(run, sent.input, response);
     return response;
   }
 
@@ -108,6 +110,7 @@ function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: Guard
         if (!settled && done?.type === 'response_done') {
           settled = true;
           run.recordModelUsage(usageOf(done.response?.usage), reservation);
+          await recheckResentCalls(run, sent.input, done.response);
         }
         yield event;
       }
