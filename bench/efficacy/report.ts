@@ -3,6 +3,7 @@
  * against the stock run's) and `bench/results/efficacy.md`, which `bench/aggregate.ts` gathers.
  */
 import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { type Figure, machine } from '../lib/area-report.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { type EfficacyRow, frameworks, versionOf } from './efficacy.js';
@@ -107,7 +108,9 @@ export function markdownOf(rows: readonly EfficacyRow[], command: string, date: 
     '',
     `- Command: \`${command}\``,
     `- Date: ${date.toISOString()}`,
-    `- Machine: ${machine()}`,
+    `- Machine: ${machine()}; load average ${loadavg()
+      .map((n) => n.toFixed(1))
+      .join(', ')} (the counts do not depend on it)`,
     '',
     'Each scenario runs with each framework twice: the stock framework, then the same with hyphae. The model is',
     'scripted and does not read what the tools answer, so both runs get the same script and any difference is the',
