@@ -49,3 +49,30 @@ describe('hyphaeMiddleware: recursion budget', () => {
     expect(guarded).toEqual(stock);
   });
 });
+
+/** A provider's refusal, with its HTTP status. */
+class ProviderError extends Error {
+  readonly status = 400;
+}
+
+class RefusingModel extends ScriptedChatModel {
+  readonly error = new ProviderError('Invalid parameter: messages');
+  override async _generate(): Promise<never> {
+    throw this.error;
+  }
+}
+
+describe('hyphaeMiddleware: provider errors', () => {
+  it('lets the provider’s error through: LangChain’s wrapper carries it as its cause, name and message', async () => {
+    const model = new RefusingModel([]);
+    const agent = createAgent({ model, tools: [lookupTool().tool], middleware: [hyphaeMiddleware(guards())] });
+
+    const failure: unknown = await agent
+      .invoke({ messages: [new HumanMessage('hi')] })
+      .catch((error: unknown) => error);
+
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).cause).toBe(model.error);
+    expect([(failure as Error).name, (failure as Error).message]).toEqual(['Error', 'Invalid parameter: messages']);
+  });
+});
