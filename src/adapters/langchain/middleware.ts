@@ -13,6 +13,7 @@
  * A run is one agent invocation from a human message to the final answer; an interrupt pauses it
  * (the resume continues its counters and books). The next invocation starts from zero.
  */
+import type { RepairTranscriptOptions } from '../../context/transcript/repair.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { guardToolCall } from './guard-tool-call.js';
 import { messagesOf } from './messages.js';
@@ -53,7 +54,9 @@ function positive(option: string, value: number | undefined): number | undefined
 }
 
 /** The repair options of `repairTranscript`, or `null` when it is off. */
-export function repairOptionsOf(option: HyphaeMiddlewareOptions['repairTranscript']) {
+function repairOptionsOf(
+  option: HyphaeMiddlewareOptions['repairTranscript'],
+): Omit<RepairTranscriptOptions, 'format'> | null {
   if (option === false) return null;
   return option === true || option === undefined ? {} : { ...option };
 }

@@ -5,6 +5,7 @@
  */
 import { AIMessage } from '@langchain/core/messages';
 import type { GuardRefusal } from '../shared/types.js';
+import type { LangChainMessage } from './types.js';
 
 /** The verdict a stopped run's final message carries in `response_metadata.hyphae`. */
 export interface StoppedRunVerdict {
@@ -20,7 +21,7 @@ export function verdictOf(refusal: GuardRefusal): StoppedRunVerdict {
 }
 
 /** The final answer of a stopped run (or of a model call the guards refused). */
-export function stopAnswer(refusal: GuardRefusal, text: string): AIMessage {
+export function stopAnswer(refusal: GuardRefusal, text: string): LangChainMessage {
   return new AIMessage({ content: text, response_metadata: { hyphae: verdictOf(refusal) } });
 }
 

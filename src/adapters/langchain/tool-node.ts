@@ -64,9 +64,7 @@ function guardedTool<T extends LangChainToolLike>(tool: T, registry: RunRegistry
  * tool's value or throws `ToolCallRefusedError`. The originals are not changed.
  *
  * @example
- * import { Command, END } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { GuardError } from '../../errors.js';
+ * import { ToolNode } from '@langchain/langgraph/prebuilt';
  * const toolNode = new ToolNode(guardTools([sendPayment, lookupOrder], guards));
  */
 export function guardTools<T extends LangChainToolLike>(
@@ -89,9 +87,7 @@ export function guardTools<T extends LangChainToolLike>(
  *
  * @example
  * import { MemorySaver, MessagesAnnotation, StateGraph } from '@langchain/langgraph';
- * import { Command, END } from '@langchain/langgraph';
-import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { GuardError } from '../../errors.js';
+ * import { ToolNode } from '@langchain/langgraph/prebuilt';
  * import { guardToolNode } from 'hyphae/langchain';
  *
  * const graph = new StateGraph(MessagesAnnotation)

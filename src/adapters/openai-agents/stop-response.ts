@@ -5,17 +5,43 @@
  */
 import type { GuardRefusal } from '../shared/types.js';
 
-const ZERO_USAGE = {
+/** Zero tokens, in the shape of the SDK's `Usage`. */
+interface ZeroUsage {
+  readonly requests: 0;
+  readonly inputTokens: 0;
+  readonly outputTokens: 0;
+  readonly totalTokens: 0;
+  readonly inputTokensDetails: never[];
+  readonly outputTokensDetails: never[];
+}
+
+/** The assistant message that answers a refused request. */
+interface StopMessage {
+  readonly type: 'message';
+  readonly role: 'assistant';
+  readonly status: 'completed';
+  readonly content: { readonly type: 'output_text'; readonly text: string }[];
+  readonly providerData: {
+    readonly hyphae: {
+      readonly stage: string;
+      readonly code: string;
+      readonly reason: string;
+      readonly terminal: boolean;
+    };
+  };
+}
+
+const zeroUsage = (): ZeroUsage => ({
   requests: 0,
   inputTokens: 0,
   outputTokens: 0,
   totalTokens: 0,
   inputTokensDetails: [],
   outputTokensDetails: [],
-};
+});
 const RESPONSE_ID = 'hyphae-stopped';
 
-function outputOf(refusal: GuardRefusal) {
+function outputOf(refusal: GuardRefusal): StopMessage[] {
   return [
     {
       type: 'message' as const,
@@ -30,15 +56,19 @@ function outputOf(refusal: GuardRefusal) {
 }
 
 /** The `ModelResponse` of a refused call. */
-export function stopResponse(refusal: GuardRefusal) {
-  return { usage: { ...ZERO_USAGE }, output: outputOf(refusal), responseId: RESPONSE_ID };
+export function stopResponse(refusal: GuardRefusal): {
+  readonly usage: ZeroUsage;
+  readonly output: StopMessage[];
+  readonly responseId: string;
+} {
+  return { usage: zeroUsage(), output: outputOf(refusal), responseId: RESPONSE_ID };
 }
 
 /** The stream events of a refused call: the note as a text delta, then `response_done`. */
 export function stopStreamEvents(refusal: GuardRefusal): readonly unknown[] {
   return [
     { type: 'output_text_delta', delta: refusal.message },
-    { type: 'response_done', response: { id: RESPONSE_ID, usage: { ...ZERO_USAGE }, output: outputOf(refusal) } },
+    { type: 'response_done', response: { id: RESPONSE_ID, usage: zeroUsage(), output: outputOf(refusal) } },
   ];
 }
 
