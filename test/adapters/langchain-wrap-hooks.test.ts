@@ -1,7 +1,7 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
-import { createGuardPipeline, hyphaeMiddleware } from '../../src/adapters/langchain.js';
+import { createGuardPipeline, hyphaeMiddleware, stoppedVerdictOf } from '../../src/adapters/langchain.js';
 import { createFuseBox, createLedger, createMemoryStorage, loopFuse } from '../../src/index.js';
 import { lookupTool } from '../helpers/langchain-tools.js';
 import { ScriptedChatModel, type ScriptedTurn } from '../helpers/scripted-chat-model.js';
@@ -74,5 +74,26 @@ describe('hyphaeMiddleware: provider errors', () => {
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).cause).toBe(model.error);
     expect([(failure as Error).name, (failure as Error).message]).toEqual(['Error', 'Invalid parameter: messages']);
+  });
+});
+
+describe('hyphaeMiddleware: a stopped run', () => {
+  it('ends at its next model call, which is not made: the last message carries the verdict', async () => {
+    const lookup = lookupTool(() => ({ status: 'shipped' }));
+    const model = new ScriptedChatModel(
+      Array.from({ length: 30 }, (_, i) => ({ calls: [{ id: `call_${i}`, name: 'lookup', args: { id: 'o_1' } }] })),
+    );
+    const pipeline = createGuardPipeline({
+      fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 3, terminal: true }) }),
+      tools: { lookup: { sideEffectClass: 'read' } },
+    });
+    const agent = createAgent({ model, tools: [lookup.tool], middleware: [hyphaeMiddleware(pipeline)] });
+
+    const result = await agent.invoke({ messages: [new HumanMessage('where is o_1?')] });
+
+    expect([lookup.runs(), model.prompts.length]).toEqual([2, 3]);
+    const last = result.messages.at(-1);
+    expect(stoppedVerdictOf(last)).toMatchObject({ stage: 'fuses', code: 'loop_repeat', terminal: true });
+    expect(String(last?.content)).toContain('NOT');
   });
 });
