@@ -276,6 +276,26 @@ describe('guardModel', () => {
     ]);
   });
 
+  it('ends a streamed run its loop fuse stopped the same way: the note streams as the final answer', async () => {
+    const pipeline = createGuardPipeline({
+      fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 2, terminal: true }) }),
+    });
+    const model = new ScriptedModel([{ call: 'lookup' }, { call: 'lookup' }, { call: 'lookup' }, { text: 'done' }]);
+    const agent = new Agent({
+      name: 'support',
+      model: guardModel(model, pipeline, scope),
+      tools: guardAgentTools([lookup], pipeline),
+    });
+
+    const result = await run(agent, 'where is o_1?', { context: scope, stream: true });
+    for await (const _event of result);
+    await result.completed;
+
+    expect(model.requests).toHaveLength(2);
+    expect(stoppedVerdictOf(result.output.at(-1))).toMatchObject({ code: 'loop_repeat' });
+    expect(result.finalOutput).toBe(pipeline.forRun(scope).stopped?.message);
+  });
+
   it('tells the runner not to retry a refused request', async () => {
     const { pipeline } = budgetPipeline(100);
     const model: Model = new ScriptedModel([]);
