@@ -66,8 +66,8 @@ export interface HyphaeMiddlewareOptions extends LangChainScopeOptions {
 }
 
 /**
- * The middleware `createAgent` takes. Its hooks (`beforeAgent`, `beforeModel`, `wrapModelCall`,
- * `afterModel`, `wrapToolCall`, `afterAgent`) are there at run time but left out of the type, so
+ * The middleware `createAgent` takes. Its two hooks (`wrapModelCall`, `wrapToolCall`, which add no
+ * graph step) are there at run time but left out of the type, so
  * that no LangChain type leaks into ours; it fits `createAgent({ middleware: [...] })` as it is.
  */
 export interface HyphaeMiddleware {
