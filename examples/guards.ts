@@ -10,6 +10,7 @@ import { createGuardPipeline, type GuardEvent, type GuardPipeline } from '../src
 import { budgetFuse, createFuseBox, createLedger, type LedgerStorage, loopFuse, permissionFuse } from '../src/index.js';
 
 // #region guards
+/** The guards of the billing agent, over the ledger storage your deployment uses. */
 export function createGuards(storage: LedgerStorage, onEvent?: (event: GuardEvent) => void): GuardPipeline {
   return createGuardPipeline({
     ledger: createLedger({ storage, agentId: 'billing-agent', policyVersion: '1' }),

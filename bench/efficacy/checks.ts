@@ -47,6 +47,7 @@ const repaired: Check = (_stock, hyphae) =>
     hyphae.ended !== COMPLETED && `ended: ${hyphae.ended}`,
   );
 
+/** The requirement of each scenario. */
 export const checks: Readonly<Record<ScenarioId, Check>> = {
   loop: stoppedLoop,
   cycle: (_stock, hyphae) =>

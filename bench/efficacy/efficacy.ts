@@ -34,6 +34,7 @@ export interface Framework {
   readonly deliver: Deliver;
 }
 
+/** The framework loops, in table order. */
 export const frameworks: readonly Framework[] = [
   {
     id: 'openai',

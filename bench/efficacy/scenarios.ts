@@ -85,6 +85,7 @@ const LOOP_TURNS = 30;
 
 const pay = (id: string): ScriptedCall => ({ id, name: 'send_payment', args: { invoice: 'inv_42', amount: 100 } });
 
+/** The scenarios, in table order. */
 export const scenarios: readonly Scenario[] = [
   {
     id: 'loop',

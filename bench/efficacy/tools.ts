@@ -24,6 +24,7 @@ export const toolSchemas = {
 /** A tool name. */
 export type ToolName = keyof typeof toolSchemas;
 
+/** What each tool tells the model it does. */
 export const toolDescriptions: Readonly<Record<ToolName, string>> = {
   lookup_order: 'Look up an order by id',
   poll_status: 'Poll the status of a background job',
