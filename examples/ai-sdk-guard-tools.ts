@@ -1,15 +1,16 @@
 /**
- * AI SDK tools under hyphae: a scripted model (no network) asks to pay an invoice; the run is then
- * retried with the same messages, as a worker does after a crash, and the model repeats the same
- * tool call id. The ledger returns the first result: the invoice is paid once.
+ * A `ToolLoopAgent` under hyphae, guarded in one call (`withGuards`): a scripted model (no
+ * network) asks to pay an invoice; the run is then retried with the same messages, as a worker
+ * does after a crash, and the model repeats the same tool call id. The ledger returns the first
+ * result: the invoice is paid once.
  *
  * Run: npx tsx examples/ai-sdk-guard-tools.ts
  */
-import { generateText, isStepCount, tool, wrapLanguageModel } from 'ai';
+import { ToolLoopAgent, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 // Published as `hyphae/ai-sdk` and `hyphae`.
-import { createGuardPipeline, guardTools, hyphaeMiddleware, hyphaeStopWhen } from '../src/adapters/ai-sdk.js';
+import { createGuardPipeline, withGuards } from '../src/adapters/ai-sdk.js';
 import { budgetFuse, createFuseBox, createLedger, createMemoryStorage } from '../src/index.js';
 
 const usage = {
@@ -54,13 +55,12 @@ const pipeline = createGuardPipeline({
 const guards = pipeline.forRun({ threadId: 'invoice-42', runId: 'run-1' });
 
 for (const attempt of [1, 2]) {
-  const result = await generateText({
-    model: wrapLanguageModel({ model: scriptedModel(), middleware: hyphaeMiddleware(guards) }),
-    tools: guardTools({ pay_invoice: payInvoice }, guards),
-    stopWhen: [isStepCount(5), hyphaeStopWhen(guards)],
+  // The agent keeps its own limit of 20 steps: `withGuards` adds no stop condition.
+  const agent = new ToolLoopAgent({
+    ...withGuards(guards, { model: scriptedModel(), tools: { pay_invoice: payInvoice } }),
     maxOutputTokens: 256,
-    prompt: 'Pay invoice 42',
   });
+  const result = await agent.generate({ prompt: 'Pay invoice 42' });
   console.log(
     `attempt ${attempt}: ${result.text} (tool results: ${JSON.stringify(result.steps[0]?.toolResults.map((r) => r.output))})`,
   );

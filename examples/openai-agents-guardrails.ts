@@ -8,7 +8,7 @@
  * 3. A history with a function call that never got its result is repaired before the model sees
  *    it (`callModelInputFilter`).
  * 4. A token budget is checked before each model request (`guardModel`): the request that could
- *    cross it is not sent, and the run rejects with `ModelCallRefusedError`.
+ *    cross it is not sent, and the run ends with the refusal's note as its final answer.
  *
  * Run: npx tsx examples/openai-agents-guardrails.ts
  */
@@ -31,7 +31,7 @@ import {
   guardAgentTools,
   guardModel,
   hyphaeCallModelInputFilter,
-  ModelCallRefusedError,
+  stoppedVerdictOf,
 } from '../src/adapters/openai-agents.js';
 import { budgetFuse, createFuseBox, createLedger, createMemoryStorage, permissionFuse } from '../src/index.js';
 
@@ -188,9 +188,6 @@ const auditor = new Agent({
   model: guardModel(spendingModel, budgeted, { ...audit, model: 'gpt-4o-mini' }),
   tools: guardAgentTools([lookupInvoice], budgeted),
 });
-try {
-  await run(auditor, 'Audit every open invoice', { context: audit });
-} catch (error) {
-  if (!(error instanceof ModelCallRefusedError)) throw error;
-  console.log(`the budget stopped the run after ${requests} model requests (\`${error.refusal.code}\`)`);
-}
+const audited = await run(auditor, 'Audit every open invoice', { context: audit });
+const verdict = stoppedVerdictOf(audited.output.at(-1));
+console.log(`the budget stopped the run after ${requests} model requests (\`${verdict?.code}\`)`);

@@ -1,31 +1,80 @@
 /**
- * What each scenario expects of the guarded run against the stock one, as a check over the
- * measured figures: the report says per framework whether hyphae did it.
+ * What each scenario requires of the guarded run, as a check over the measured figures: the
+ * report says per framework whether hyphae met it, and the test holds every row to it.
  */
 import { MAX_TOKENS } from './guards.js';
-import type { RunFigures } from './harness.js';
+import { COMPLETED, type RunFigures } from './harness.js';
 import type { ScenarioId } from './scenarios.js';
 
 /** A scenario's check: `null` when met, else what was missed. */
 type Check = (stock: RunFigures, hyphae: RunFigures) => string | null;
 
-const stoppedByHyphae = (run: RunFigures): boolean => /hyphae/.test(run.ended);
+const all = (...misses: (string | false)[]): string | null => misses.filter(Boolean).join('; ') || null;
 
+/** At most 2 executions and 3 model requests, and the run ended by the loop refusal. */
+const stoppedLoop: Check = (_stock, hyphae) =>
+  all(
+    hyphae.toolExecutions > 2 && `${hyphae.toolExecutions} executions`,
+    hyphae.modelCalls > 3 && `${hyphae.modelCalls} model requests`,
+    !/stopped by hyphae \(`loop_/.test(hyphae.ended) && `ended: ${hyphae.ended}`,
+  );
+
+/** Nothing refused, and the run completes as stock. */
+const asStock: Check = (stock, hyphae) =>
+  all(
+    /refused `/.test(hyphae.guards) && hyphae.guards,
+    hyphae.ended !== COMPLETED && `ended: ${hyphae.ended}`,
+    hyphae.toolExecutions !== stock.toolExecutions &&
+      `${hyphae.toolExecutions} executions against ${stock.toolExecutions} stock`,
+  );
+
+/** Exactly one charge. */
+const oneCharge: Check = (_stock, hyphae) => (hyphae.effects === 1 ? null : `${hyphae.effects} charges`);
+
+/**
+ * Never two charges: one, or none and the model told why — a refusal, or the recorded failure of
+ * the first attempt answered again (a framework that turns a tool's error into its result).
+ */
+const neverTwice: Check = (_stock, hyphae) =>
+  hyphae.effects === 1 || (hyphae.effects === 0 && /refused `|answered from the ledger/.test(hyphae.guards))
+    ? null
+    : `${hyphae.effects} charges (${hyphae.guards})`;
+
+/** The prompt repaired: no 400 from the provider, and the run completes. */
+const repaired: Check = (_stock, hyphae) =>
+  all(
+    hyphae.rejected > 0 && `${hyphae.rejected} provider 400s`,
+    hyphae.ended !== COMPLETED && `ended: ${hyphae.ended}`,
+  );
+
+/** The requirement of each scenario. */
 export const checks: Readonly<Record<ScenarioId, Check>> = {
-  loop: (stock, hyphae) =>
-    hyphae.effects < stock.effects && stoppedByHyphae(hyphae) ? null : 'the repeated call was not stopped',
-  cycle: (stock, hyphae) =>
-    hyphae.toolExecutions < stock.toolExecutions && stoppedByHyphae(hyphae) ? null : 'the cycle was not stopped',
-  polling: (stock, hyphae) =>
-    hyphae.toolExecutions === stock.toolExecutions && hyphae.ended === stock.ended
-      ? null
-      : 'a legitimate poll was refused',
-  permission: (_stock, hyphae) => (hyphae.effects === 0 ? null : 'the refund went through'),
+  loop: stoppedLoop,
+  cycle: (_stock, hyphae) =>
+    all(
+      hyphae.toolExecutions !== 3 && `${hyphae.toolExecutions} executions (the 4th call must be refused)`,
+      !/stopped by hyphae \(`loop_cycle`\)/.test(hyphae.ended) && `ended: ${hyphae.ended}`,
+    ),
+  polling: asStock,
+  'polling-identical': asStock,
+  permission: (_stock, hyphae) =>
+    all(hyphae.effects > 0 && 'the refund went through', hyphae.ended !== COMPLETED && `ended: ${hyphae.ended}`),
   budget: (_stock, hyphae) =>
     hyphae.tokens <= MAX_TOKENS
       ? null
       : `${hyphae.tokens.toLocaleString('en-US')} tokens spent against ${MAX_TOKENS.toLocaleString('en-US')}`,
-  redispatch: (stock, hyphae) =>
-    stock.effects === 2 && hyphae.effects === 1 ? null : `${hyphae.effects} charges with hyphae`,
-  orphan: (_stock, hyphae) => (hyphae.ended === 'completed' ? null : `ended: ${hyphae.ended}`),
+  orphan: repaired,
+  dangling: repaired,
+  redispatch: oneCharge,
+  replay: oneCharge,
+  'abort-retry': neverTwice,
+  'same-id': stoppedLoop,
+  'twin-calls': oneCharge,
+  // Two failures and the identical third try: all three run, and the run completes.
+  'flaky-read': (_stock, hyphae) =>
+    all(
+      hyphae.toolExecutions !== 3 && `${hyphae.toolExecutions} of 3 attempts ran (${hyphae.guards})`,
+      hyphae.ended !== COMPLETED && `ended: ${hyphae.ended}`,
+    ),
+  'payment-fails': neverTwice,
 };

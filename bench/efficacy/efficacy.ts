@@ -1,59 +1,103 @@
 /**
- * Run every scenario with every framework, stock and with hyphae, and check each pair against what
- * the scenario expects. Prints nothing: `run.ts` reports, and the test reads the rows.
+ * Run every scenario with every framework, stock and with hyphae, each at the framework's own
+ * default limits, and check each pair against what the scenario requires. Prints nothing:
+ * `run.ts` reports, and the test reads the rows.
  */
 import { readFileSync } from 'node:fs';
 import { checks } from './checks.js';
-import { deliverAiSdk } from './frameworks/ai-sdk.js';
+import { AI_SDK_STEPS, deliverStreamText, deliverToolLoopAgent } from './frameworks/ai-sdk.js';
 import { deliverLangChain } from './frameworks/langchain.js';
-import { deliverOpenAi } from './frameworks/openai.js';
-import { deliverOpenAiAgents } from './frameworks/openai-agents.js';
+import { RECURSION_LIMIT } from './frameworks/langchain-model.js';
+import { deliverLangGraph } from './frameworks/langgraph.js';
+import { deliverOpenAi, OPENAI_MAX_COMPLETIONS } from './frameworks/openai.js';
+import { AGENTS_MAX_TURNS, deliverOpenAiAgents, deliverOpenAiAgentsStreamed } from './frameworks/openai-agents.js';
 import { type Deliver, type RunFigures, runScenario } from './harness.js';
 import { type Scenario, type ScenarioId, scenarios } from './scenarios.js';
 
 /** A framework under test. */
 export interface Framework {
-  readonly id: 'openai' | 'ai-sdk' | 'langchain' | 'openai-agents';
+  readonly id:
+    | 'openai'
+    | 'ai-sdk-agent'
+    | 'ai-sdk-stream'
+    | 'langchain'
+    | 'langgraph'
+    | 'openai-agents'
+    | 'openai-agents-stream';
   /** The npm package whose version is reported. */
   readonly pkg: string;
   readonly label: string;
   readonly stock: string;
   readonly guarded: string;
+  /** The limit both runs have: the framework's own default. */
+  readonly limit: string;
   readonly deliver: Deliver;
 }
 
+/** The framework loops, in table order. */
 export const frameworks: readonly Framework[] = [
   {
     id: 'openai',
     pkg: 'openai',
     label: 'OpenAI Chat Completions',
-    stock: '`client.chat.completions.runTools` (`maxChatCompletions`), local HTTP stand-in for the endpoint',
-    guarded: '`runGuardedToolLoop` (`maxTurns`), same client and server',
+    stock: '`client.chat.completions.runTools`, local HTTP stand-in for the endpoint',
+    guarded: '`runGuardedToolLoop`, same client and server',
+    limit: `${OPENAI_MAX_COMPLETIONS} completions (both defaults)`,
     deliver: deliverOpenAi,
   },
   {
-    id: 'ai-sdk',
+    id: 'ai-sdk-agent',
     pkg: 'ai',
-    label: 'Vercel AI SDK',
-    stock: '`generateText` with `stopWhen: isStepCount(n)`, `MockLanguageModelV4`',
-    guarded: '+ `guardTools`, `hyphaeStopWhen`, `wrapLanguageModel(hyphaeMiddleware)`',
-    deliver: deliverAiSdk,
+    label: 'AI SDK ToolLoopAgent',
+    stock: '`new ToolLoopAgent({ model, tools }).generate()`, `MockLanguageModelV4`',
+    guarded: '`new ToolLoopAgent(withGuards(guards, { model, tools }))`',
+    limit: `${AI_SDK_STEPS} steps (its default)`,
+    deliver: deliverToolLoopAgent,
+  },
+  {
+    id: 'ai-sdk-stream',
+    pkg: 'ai',
+    label: 'AI SDK streamText',
+    stock: '`streamText({ model, tools, stopWhen })`, read to its end',
+    guarded: '`streamText({ ...withGuards(guards, { model, tools, stopWhen }) })`',
+    limit: `${AI_SDK_STEPS} steps (\`isStepCount(${AI_SDK_STEPS})\`; its default is 1)`,
+    deliver: deliverStreamText,
   },
   {
     id: 'langchain',
     pkg: 'langchain',
     label: 'LangChain createAgent',
-    stock: '`createAgent` with `modelCallLimitMiddleware({ runLimit: n })`, a scripted `BaseChatModel`',
-    guarded: '+ `hyphaeMiddleware`',
+    stock: '`createAgent({ model, tools })`, a scripted `BaseChatModel`',
+    guarded: '+ `middleware: [hyphaeMiddleware(guards)]`',
+    limit: `\`recursionLimit\` ${RECURSION_LIMIT} (the default)`,
     deliver: deliverLangChain,
+  },
+  {
+    id: 'langgraph',
+    pkg: '@langchain/langgraph',
+    label: 'LangGraph StateGraph',
+    stock: '`StateGraph(MessagesAnnotation)`: model node, `ToolNode`, `toolsCondition`',
+    guarded: '`guardModelNode(callModel, guards)`, `guardToolNode(toolNode, guards)`',
+    limit: `\`recursionLimit\` ${RECURSION_LIMIT} (the default)`,
+    deliver: deliverLangGraph,
   },
   {
     id: 'openai-agents',
     pkg: '@openai/agents',
-    label: 'OpenAI Agents',
-    stock: '`run(agent, input, { maxTurns: n })`, a scripted `Model`',
-    guarded: '+ `guardAgentTools`, `hyphaeCallModelInputFilter`, `guardModel`',
+    label: 'OpenAI Agents run()',
+    stock: '`run(agent, input)`, a scripted `Model`',
+    guarded: '+ `guardModel`, `guardAgentTools`, `hyphaeCallModelInputFilter`',
+    limit: `\`maxTurns\` ${AGENTS_MAX_TURNS} (the default)`,
     deliver: deliverOpenAiAgents,
+  },
+  {
+    id: 'openai-agents-stream',
+    pkg: '@openai/agents',
+    label: 'OpenAI Agents run() streamed',
+    stock: '`run(agent, input, { stream: true })`, read to its end',
+    guarded: 'the same guards, streamed',
+    limit: `\`maxTurns\` ${AGENTS_MAX_TURNS} (the default)`,
+    deliver: deliverOpenAiAgentsStreamed,
   },
 ];
 
@@ -63,7 +107,7 @@ export interface EfficacyRow {
   readonly scenario: Scenario;
   readonly stock: RunFigures;
   readonly hyphae: RunFigures;
-  /** `null` when hyphae did what the scenario expects, else what it missed. */
+  /** `null` when hyphae did what the scenario requires, else what it missed. */
   readonly missed: string | null;
 }
 
@@ -71,6 +115,13 @@ export interface EfficacyRow {
 export function versionOf(pkg: string): string {
   const url = new URL(`../../node_modules/${pkg}/package.json`, import.meta.url);
   return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
+/** Run one framework on one scenario, stock then guarded. */
+export async function runRow(framework: Framework, scenario: Scenario): Promise<EfficacyRow> {
+  const stock = await runScenario(scenario, 'stock', framework.deliver);
+  const hyphae = await runScenario(scenario, 'hyphae', framework.deliver);
+  return { framework, scenario, stock, hyphae, missed: checks[scenario.id](stock, hyphae) };
 }
 
 /** Run the chosen scenarios with the chosen frameworks (default: all), one run at a time. */
@@ -82,9 +133,7 @@ export async function runEfficacy(
     if (only.scenarios !== undefined && !only.scenarios.includes(scenario.id)) continue;
     for (const framework of frameworks) {
       if (only.frameworks !== undefined && !only.frameworks.includes(framework.id)) continue;
-      const stock = await runScenario(scenario, 'stock', framework.deliver);
-      const hyphae = await runScenario(scenario, 'hyphae', framework.deliver);
-      rows.push({ framework, scenario, stock, hyphae, missed: checks[scenario.id](stock, hyphae) });
+      rows.push(await runRow(framework, scenario));
     }
   }
   return rows;

@@ -1,19 +1,13 @@
 /**
- * The one hyphae configuration every guarded run uses, whatever the scenario: a memory ledger, the
- * permission, loop and budget fuses, and the side-effect class of each tool. A log of the
- * pipeline's events says what the guards did in a run.
+ * The hyphae configuration every guarded run uses, whatever the scenario: `createGuards` of
+ * `examples/guards.ts`, the very text the adapter docs show, over a fresh memory ledger. A log of
+ * the pipeline's events says what the guards did in a run.
  */
-import { createGuardPipeline, type GuardEvent, type GuardPipeline } from '../../src/adapters/openai.js';
-import {
-  budgetFuse,
-  createFuseBox,
-  createLedger,
-  createMemoryStorage,
-  loopFuse,
-  permissionFuse,
-} from '../../src/index.js';
+import { createGuards } from '../../examples/guards.js';
+import type { GuardEvent, GuardPipeline } from '../../src/adapters/openai.js';
+import { createMemoryStorage } from '../../src/index.js';
 
-/** The run's token ceiling. */
+/** The run's token ceiling (the `budgetFuse` of `createGuards`). */
 export const MAX_TOKENS = 20_000;
 
 /** What the guards did in one run, from the pipeline's events. */
@@ -46,33 +40,5 @@ export function createGuardLog(): GuardLog {
 
 /** The guard pipeline of one run. */
 export function createBenchPipeline(onEvent: (event: GuardEvent) => void): GuardPipeline {
-  return createGuardPipeline({
-    ledger: createLedger({ storage: createMemoryStorage(), agentId: 'efficacy', policyVersion: '1' }),
-    fuses: createFuseBox({
-      permission: permissionFuse({
-        granted: ['read', 'notify', 'pay'],
-        tools: {
-          lookup_order: ['read'],
-          poll_status: ['read'],
-          search_docs: ['read'],
-          open_doc: ['read'],
-          send_reminder: ['notify'],
-          send_payment: ['pay'],
-          refund: ['refund'],
-        },
-      }),
-      loop: loopFuse({ repeatThreshold: 3, maxCycleLength: 4, terminal: true }),
-      budget: budgetFuse({ maxTokens: MAX_TOKENS }),
-    }),
-    tools: {
-      lookup_order: { sideEffectClass: 'read' },
-      poll_status: { sideEffectClass: 'read' },
-      search_docs: { sideEffectClass: 'read' },
-      open_doc: { sideEffectClass: 'read' },
-      send_reminder: { sideEffectClass: 'email' },
-      send_payment: { sideEffectClass: 'payment' },
-      refund: { sideEffectClass: 'payment' },
-    },
-    onEvent,
-  });
+  return createGuards(createMemoryStorage(), onEvent);
 }

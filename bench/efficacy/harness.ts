@@ -11,10 +11,11 @@ import { createProvider, type FakeProvider } from './tools.js';
 /** Stock framework, or the same with hyphae. */
 export type Variant = 'stock' | 'hyphae';
 
-/** Model calls that reached the scripted model, and the tokens of those it answered. */
+/** Model requests that reached the scripted model, the tokens of those it answered, the 400s it sent. */
 export interface Meter {
   modelCalls: number;
   tokens: number;
+  rejected: number;
 }
 
 /** A scripted model's script: the next turn of each call; a text answer once it is used up. */
@@ -37,27 +38,38 @@ export function createScript(turns: readonly Turn[], meter: Meter): Script {
   };
 }
 
-/** A tool call made, or a tool result given, in a prompt. */
-export type TranscriptEvent = { readonly call: string } | { readonly result: string };
+/** A tool call made, a tool result given, or any other message, in a prompt. */
+export type TranscriptEvent = { readonly call: string } | { readonly result: string } | { readonly message: true };
 
 /**
- * The provider-side check every scripted model applies before it answers: a tool result must
- * answer a call made earlier in the prompt. The Chat Completions endpoint refuses such a prompt
- * with a 400 (`messages with role 'tool' must be a response to a preceding message with
- * 'tool_calls'`); so does every scripted model here. Returns the first orphan's call id, or null.
+ * The provider-side check every scripted model applies before it answers, as the Chat Completions
+ * endpoint does (a 400): a tool result must answer a call made earlier in the prompt, and a call
+ * must be answered before the next message. Returns the provider's words, or null.
  */
-export function firstOrphan(items: readonly TranscriptEvent[]): string | null {
+export function transcriptError(items: readonly TranscriptEvent[]): string | null {
   const called = new Set<string>();
+  const open = new Set<string>();
   for (const item of items) {
-    if ('call' in item) called.add(item.call);
-    else if (!called.has(item.result)) return item.result;
+    if ('call' in item) {
+      called.add(item.call);
+      open.add(item.call);
+    } else if ('result' in item) {
+      if (!called.has(item.result)) {
+        return `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id \`${item.result}\`)`;
+      }
+      open.delete(item.result);
+    } else if (open.size > 0) {
+      return `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id' (missing \`${[...open].join('`, `')}\`)`;
+    }
   }
   return null;
 }
 
-/** The provider's words for an orphan result. */
-export const orphanMessage = (id: string): string =>
-  `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls' (tool_call_id \`${id}\`)`;
+/** Count a provider refusal of a prompt on the meter, and return the error to throw. */
+export function rejectPrompt<E>(meter: Meter, make: (message: string) => E, message: string): E {
+  meter.rejected++;
+  return make(message);
+}
 
 /** What one delivery of a scenario is handed. */
 export interface Delivery {
@@ -79,23 +91,29 @@ export interface RunFigures {
   readonly modelCalls: number;
   readonly tokens: number;
   readonly effects: number;
+  /** Prompts the provider refused (400). */
+  readonly rejected: number;
   readonly ended: string;
   readonly guards: string;
 }
 
-/** An error, as the end of a run. */
+/** An error, as the end of a run (a wrapped provider error reads as the provider's). */
 export function errorEnding(error: unknown): string {
-  const fields =
-    typeof error === 'object' && error !== null ? (error as { status?: unknown; statusCode?: unknown }) : {};
-  const status = fields.status ?? fields.statusCode;
+  let current = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const fields = current as { status?: unknown; statusCode?: unknown; cause?: unknown };
+    const status = fields.status ?? fields.statusCode;
+    if (typeof status === 'number') return `provider error ${status}`;
+    current = fields.cause;
+  }
   const name = error instanceof Error ? error.constructor.name : 'error';
-  return typeof status === 'number' ? `provider error ${status}` : `threw \`${name}\``;
+  return `threw \`${name}\``;
 }
 
 /** Run a scenario's deliveries with one framework and variant. */
 export async function runScenario(scenario: Scenario, variant: Variant, deliver: Deliver): Promise<RunFigures> {
-  const provider = createProvider();
-  const meter: Meter = { modelCalls: 0, tokens: 0 };
+  const provider = createProvider(scenario.provider);
+  const meter: Meter = { modelCalls: 0, tokens: 0, rejected: 0 };
   const log = createGuardLog();
   const pipeline = variant === 'hyphae' ? createBenchPipeline(log.onEvent) : undefined;
   const delivery: Delivery = {
@@ -106,29 +124,35 @@ export async function runScenario(scenario: Scenario, variant: Variant, deliver:
     scope: { threadId: `thread-${scenario.id}`, runId: `run-${scenario.id}` },
   };
   const settle = (run: Promise<string>) => run.catch(errorEnding);
-  const first = settle(deliver(delivery));
-  const endings = [first];
-  if (scenario.deliveries === 2) {
-    // The redelivery arrives while the first delivery's payment is in flight.
-    await Promise.race([provider.paymentStarted, first]);
-    endings.push(settle(deliver(delivery)));
+  const endings: string[] = [];
+  if (scenario.deliveries.mode === 'concurrent') {
+    const first = settle(deliver(delivery));
+    const all = [first];
+    for (let i = 1; i < scenario.deliveries.count; i++) {
+      // The redelivery arrives while the first delivery's payment is in flight.
+      await Promise.race([provider.paymentStarted, first]);
+      all.push(settle(deliver(delivery)));
+    }
+    endings.push(...(await Promise.all(all)));
+  } else {
+    for (let i = 0; i < scenario.deliveries.count; i++) endings.push(await settle(deliver(delivery)));
   }
-  const ended = await Promise.all(endings);
+  // A request a tool gave up on still finishes at the provider; its effect counts.
+  await provider.idle();
   return {
     toolExecutions: provider.executions(),
     modelCalls: meter.modelCalls,
     tokens: meter.tokens,
     effects: provider.effects.length,
-    ended: ended.every((end) => end === ended[0]) ? (ended[0] ?? '') : ended.join(' / '),
+    rejected: meter.rejected,
+    ended: endings.every((end) => end === endings[0]) ? (endings[0] ?? '') : endings.join(' / '),
     guards: variant === 'hyphae' ? log.summary() : '—',
   };
 }
 
 /** How a hyphae refusal ended a run. */
-export function stopEnding(refusal: { readonly stage: string; readonly code: string }): string {
-  return refusal.stage === 'model'
-    ? `model call refused (\`${refusal.code}\`)`
-    : `stopped by hyphae (\`${refusal.code}\`)`;
+export function stopEnding(refusal: { readonly code: string }): string {
+  return `stopped by hyphae (\`${refusal.code}\`)`;
 }
 
 /** The ending of a run whose model gave its final answer. */

@@ -1,8 +1,10 @@
 /**
- * Guard-efficacy benchmark: each scripted scenario with each framework (the openai SDK's tool
- * runner, the AI SDK, LangChain's createAgent, OpenAI Agents), stock and with hyphae.
+ * Guard-efficacy benchmark: each scripted scenario with each framework loop (the openai SDK's
+ * tool runner, the AI SDK's ToolLoopAgent and streamText, LangChain's createAgent, a LangGraph
+ * StateGraph, OpenAI Agents run() and streamed), stock and with hyphae, at each framework's own
+ * default limits.
  *
- *   node --import tsx bench/efficacy/run.ts      # ~15 s
+ *   node --import tsx bench/efficacy/run.ts      # ~40 s
  *
  * Writes bench/results/efficacy.json and bench/results/efficacy.md. A scenario whose expectation
  * hyphae missed with a framework is printed and reported as MISSED; it does not fail the run.

@@ -1,7 +1,8 @@
 /**
  * The tools of the efficacy scenarios and the fake provider behind them. Every tool body is one
  * request to the provider; the provider counts the bodies that ran and the effects they had
- * (messages sent, money moved). Reads have no effect.
+ * (messages sent, money moved). Reads have no effect. A scenario may make the provider flaky, a
+ * payment fail before it charges, or the payment tool give up before the provider is done.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -23,6 +24,7 @@ export const toolSchemas = {
 /** A tool name. */
 export type ToolName = keyof typeof toolSchemas;
 
+/** What each tool tells the model it does. */
 export const toolDescriptions: Readonly<Record<ToolName, string>> = {
   lookup_order: 'Look up an order by id',
   poll_status: 'Poll the status of a background job',
@@ -32,6 +34,16 @@ export const toolDescriptions: Readonly<Record<ToolName, string>> = {
   send_payment: 'Pay an invoice',
   refund: 'Refund an order',
 };
+
+/** How a scenario's provider misbehaves. */
+export interface ProviderOptions {
+  /** The first n `lookup_order` requests fail (a gateway timeout). */
+  readonly flakyLookups?: number;
+  /** The first n payments are rejected before any money moves. */
+  readonly failPaymentsBeforeCharge?: number;
+  /** The payment tool gives up after this long (its own timeout); the provider goes on and charges. */
+  readonly paymentTimeoutMs?: number;
+}
 
 /** One effect at the provider. */
 export interface Effect {
@@ -44,23 +56,51 @@ export type ToolBody = (args: unknown) => Promise<unknown>;
 
 /** The fake provider of one scenario run. */
 export interface FakeProvider {
+  /** The tool bodies the frameworks are given (with the tool's own timeout, where the scenario has one). */
   readonly bodies: Readonly<Record<ToolName, ToolBody>>;
   /** Tool bodies that ran. */
   executions(): number;
   readonly effects: readonly Effect[];
   /** Resolves when the first payment has started (and is still in flight). */
   readonly paymentStarted: Promise<void>;
+  /** Resolves once every provider request started so far has finished (a timed-out payment too). */
+  idle(): Promise<void>;
 }
 
 function field(args: unknown, key: string): unknown {
   return typeof args === 'object' && args !== null ? (args as Record<string, unknown>)[key] : undefined;
 }
 
+/** The error of a tool that gave up waiting. */
+class ToolTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/** `request`, or a {@link ToolTimeoutError} after `ms`: the request itself goes on. */
+function withTimeout<T>(request: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new ToolTimeoutError(`send_payment timed out after ${ms} ms`)), ms);
+    request.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** A fresh provider: no effects, every job at 0 %. */
-export function createProvider(): FakeProvider {
+export function createProvider(options: ProviderOptions = {}): FakeProvider {
   let executions = 0;
+  let failedLookups = 0;
+  let failedPayments = 0;
   const effects: Effect[] = [];
   const progress = new Map<string, number>();
+  const inFlight = new Set<Promise<unknown>>();
   let startPayment = (): void => undefined;
   const paymentStarted = new Promise<void>((resolve) => {
     startPayment = resolve;
@@ -68,15 +108,38 @@ export function createProvider(): FakeProvider {
 
   const body =
     (run: (args: unknown) => unknown | Promise<unknown>): ToolBody =>
-    async (args) => {
+    (args) => {
       executions++;
-      return run(args);
+      const request = Promise.resolve().then(() => run(args));
+      inFlight.add(request);
+      const done = () => inFlight.delete(request);
+      request.then(done, done);
+      return request;
     };
 
+  const charge = body(async (args) => {
+    if (failedPayments < (options.failPaymentsBeforeCharge ?? 0)) {
+      failedPayments++;
+      throw new Error('Payment gateway unavailable (503): nothing was charged');
+    }
+    startPayment();
+    await sleep(PAYMENT_MS);
+    effects.push({ kind: 'charge', args });
+    return { status: 'paid', invoice: field(args, 'invoice') };
+  });
+  const timeout = options.paymentTimeoutMs;
+
   const bodies: Record<ToolName, ToolBody> = {
-    lookup_order: body((args) => ({ id: field(args, 'id'), status: 'shipped', carrier: 'DHL' })),
+    lookup_order: body((args) => {
+      if (failedLookups < (options.flakyLookups ?? 0)) {
+        failedLookups++;
+        throw new Error('Order service timed out (504)');
+      }
+      return { id: field(args, 'id'), status: 'shipped', carrier: 'DHL' };
+    }),
     poll_status: body((args) => {
       const job = String(field(args, 'job'));
+      if (job === 'stuck_1') return { job, percent: 40, state: 'running' };
       const percent = Math.min(100, (progress.get(job) ?? 0) + 20);
       progress.set(job, percent);
       return { job, percent, state: percent === 100 ? 'done' : 'running' };
@@ -87,17 +150,21 @@ export function createProvider(): FakeProvider {
       effects.push({ kind: 'email', args });
       return { status: 'sent' };
     }),
-    send_payment: body(async (args) => {
-      startPayment();
-      await sleep(PAYMENT_MS);
-      effects.push({ kind: 'charge', args });
-      return { status: 'paid', invoice: field(args, 'invoice') };
-    }),
+    // The tool's own timeout gives up on the request; the provider does not.
+    send_payment: timeout === undefined ? charge : (args) => withTimeout(charge(args), timeout),
     refund: body((args) => {
       effects.push({ kind: 'refund', args });
       return { status: 'refunded', order: field(args, 'order') };
     }),
   };
 
-  return { bodies, executions: () => executions, effects, paymentStarted };
+  return {
+    bodies,
+    executions: () => executions,
+    effects,
+    paymentStarted,
+    async idle() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
+  };
 }

@@ -11,4 +11,5 @@ export {
   hyphaeMiddleware,
 } from './ai-sdk/middleware.js';
 export { type HyphaeStopCondition, hyphaeStopWhen } from './ai-sdk/stop-when.js';
+export { type AiSdkGuardedSettings, type WithGuardsOptions, withGuards } from './ai-sdk/with-guards.js';
 export * from './shared/pipeline-api.js';

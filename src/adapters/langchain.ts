@@ -4,10 +4,14 @@
  * `@langchain/langgraph`; `langchain` itself only for `createAgent`.
  */
 export { hyphaeMiddleware } from './langchain/middleware.js';
+export { guardModelNode } from './langchain/model-node.js';
+export { type StoppedRunVerdict, stoppedVerdictOf } from './langchain/stop.js';
 export { guardToolNode, guardTools } from './langchain/tool-node.js';
 export type {
   GuardedToolNodeFunction,
+  GuardModelNodeOptions,
   GuardToolNodeOptions,
+  GuardToolNodeRouting,
   HyphaeMiddleware,
   HyphaeMiddlewareOptions,
   LangChainGuards,

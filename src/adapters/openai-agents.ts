@@ -7,6 +7,7 @@ export { guardAgentTool, guardAgentTools } from './openai-agents/guard-agent-too
 export { guardModel, guardModelProvider } from './openai-agents/guard-model.js';
 export { hyphaeCallModelInputFilter } from './openai-agents/input-filter.js';
 export { hyphaeToolInputGuardrail } from './openai-agents/input-guardrail.js';
+export { stoppedVerdictOf } from './openai-agents/stop-response.js';
 export type {
   AgentCallModelInputFilter,
   AgentFunctionToolLike,

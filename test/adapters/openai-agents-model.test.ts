@@ -19,6 +19,7 @@ import {
   guardModel,
   guardModelProvider,
   ModelCallRefusedError,
+  stoppedVerdictOf,
 } from '../../src/adapters/openai-agents.js';
 import { budgetFuse, createFuseBox, loopFuse } from '../../src/index.js';
 
@@ -100,14 +101,12 @@ describe('guardModel', () => {
       tools: guardAgentTools([lookup], pipeline),
     });
 
-    const outcome = run(agent, 'where is o_1?', { context: scope });
+    const result = await run(agent, 'where is o_1?', { context: scope });
 
-    // Spent 8,000 of 9,000: the third call's estimate (prompt + its 1,000-token cap) does not fit.
-    await expect(outcome).rejects.toBeInstanceOf(ModelCallRefusedError);
-    await expect(outcome).rejects.toMatchObject({
-      model: 'gpt-4o-mini',
-      refusal: { stage: 'model', code: 'budget_tokens_exceeded' },
-    });
+    // Spent 8,000 of 9,000: the third call's estimate (prompt + its 1,000-token cap) does not fit;
+    // the run ends with the refusal's note as its answer, the verdict on the last item.
+    expect(String(result.finalOutput)).toContain('NOT');
+    expect(stoppedVerdictOf(result.output.at(-1))).toMatchObject({ stage: 'model', code: 'budget_tokens_exceeded' });
     expect(model.requests).toHaveLength(2);
     expect(budget()).toMatchObject({ spentTokens: 8_000, reservedTokens: 0, outstanding: 0 });
     // Each sent request carried the cap its reservation assumed.
@@ -204,19 +203,23 @@ describe('guardModel', () => {
     expect(budget()).toMatchObject({ spentTokens: 800, outstanding: 0 });
   });
 
-  it('refuses a streamed request the budget cannot cover before it is sent', async () => {
+  it('refuses a streamed request the budget cannot cover before it is sent; the stream ends with the note', async () => {
     const { pipeline } = budgetPipeline(500);
     const model = new ScriptedModel([{ text: 'never sent' }]);
     const agent = new Agent({ name: 'support', model: guardModel(model, pipeline, scope) });
 
     const result = await run(agent, 'hi', { context: scope, stream: true });
-    const drained = (async () => {
-      for await (const _event of result);
-      await result.completed;
-    })();
+    const deltas: string[] = [];
+    for await (const event of result) {
+      if (event.type === 'raw_model_stream_event' && event.data.type === 'output_text_delta') {
+        deltas.push(event.data.delta);
+      }
+    }
+    await result.completed;
 
-    await expect(drained).rejects.toMatchObject({ refusal: { code: 'budget_tokens_exceeded' } });
     expect(model.requests).toHaveLength(0);
+    expect(deltas).toEqual([result.finalOutput]);
+    expect(stoppedVerdictOf(result.output.at(-1))).toMatchObject({ code: 'budget_tokens_exceeded' });
   });
 
   it('re-throws an aborted call as it is and gives its reservation back', async () => {
@@ -257,11 +260,13 @@ describe('guardModel', () => {
       tools: guardAgentTools([lookup], pipeline),
     });
 
-    const outcome = run(agent, 'where is o_1?', { context: scope });
+    const result = await run(agent, 'where is o_1?', { context: scope });
 
-    // The second identical call is refused and stops the run; the third request is never sent.
-    await expect(outcome).rejects.toMatchObject({ refusal: { code: 'run_stopped', terminal: true } });
+    // The second identical call is refused and stops the run; the third request is never sent,
+    // and the run ends with the loop refusal's note.
     expect(model.requests).toHaveLength(2);
+    expect(stoppedVerdictOf(result.output.at(-1))).toMatchObject({ code: 'loop_repeat' });
+    expect(result.finalOutput).toBe(pipeline.forRun(scope).stopped?.message);
     const refusals = events.flatMap((event) =>
       event.type !== 'transcript_repair' && event.status === 'refused' ? [[event.type, event.code]] : [],
     );
@@ -269,6 +274,26 @@ describe('guardModel', () => {
       ['tool_call', 'loop_repeat'],
       ['model_call', 'run_stopped'],
     ]);
+  });
+
+  it('ends a streamed run its loop fuse stopped the same way: the note streams as the final answer', async () => {
+    const pipeline = createGuardPipeline({
+      fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 2, terminal: true }) }),
+    });
+    const model = new ScriptedModel([{ call: 'lookup' }, { call: 'lookup' }, { call: 'lookup' }, { text: 'done' }]);
+    const agent = new Agent({
+      name: 'support',
+      model: guardModel(model, pipeline, scope),
+      tools: guardAgentTools([lookup], pipeline),
+    });
+
+    const result = await run(agent, 'where is o_1?', { context: scope, stream: true });
+    for await (const _event of result);
+    await result.completed;
+
+    expect(model.requests).toHaveLength(2);
+    expect(stoppedVerdictOf(result.output.at(-1))).toMatchObject({ code: 'loop_repeat' });
+    expect(result.finalOutput).toBe(pipeline.forRun(scope).stopped?.message);
   });
 
   it('tells the runner not to retry a refused request', async () => {

@@ -1,32 +1,61 @@
+/**
+ * The efficacy bench's rows as tests: every scenario with every framework, over the real framework
+ * packages (scripted models, no network), at each framework's own default limits, with hyphae
+ * configured by `examples/guards.ts`. The bench writes the table; these keep it true.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runEfficacy } from '../../bench/efficacy/efficacy.js';
+import { frameworks, runRow } from '../../bench/efficacy/efficacy.js';
+import { scenarioOf, scenarios } from '../../bench/efficacy/scenarios.js';
 
-describe('efficacy benchmark runner', () => {
-  it('charges once with hyphae and twice stock when a slow payment is redelivered, on every framework', async () => {
-    const rows = await runEfficacy({ scenarios: ['redispatch'] });
+describe.each(scenarios.map((scenario) => [scenario.id, scenario] as const))('efficacy: %s', (_id, scenario) => {
+  it.each(frameworks.map((framework) => [framework.id, framework] as const))(
+    `meets "${scenario.expected}" with %s`,
+    async (_framework, framework) => {
+      const row = await runRow(framework, scenario);
 
-    expect(rows.map((row) => row.framework.id)).toEqual(['openai', 'ai-sdk', 'langchain', 'openai-agents']);
-    for (const row of rows) {
-      expect([row.framework.id, row.stock.effects, row.stock.toolExecutions]).toEqual([row.framework.id, 2, 2]);
-      expect([row.framework.id, row.hyphae.effects, row.hyphae.toolExecutions]).toEqual([row.framework.id, 1, 1]);
-      expect(row.hyphae.ended).toBe('completed');
-      expect(row.hyphae.guards).toBe('1 answered from the ledger');
-    }
-  });
+      expect(row.missed).toBeNull();
+    },
+  );
+});
 
-  it('lets a poll whose answer changes run as often as stock, and refuses the ungranted refund', async () => {
-    const rows = await runEfficacy({ scenarios: ['polling', 'permission'] });
-
-    for (const row of rows)
-      expect([row.framework.id, row.scenario.id, row.missed]).toEqual([row.framework.id, row.scenario.id, null]);
-    const polling = rows.filter((row) => row.scenario.id === 'polling');
-    expect(polling.map((row) => row.hyphae.toolExecutions)).toEqual([5, 5, 5, 5]);
-    const permission = rows.filter((row) => row.scenario.id === 'permission');
-    expect(permission.map((row) => [row.stock.effects, row.hyphae.effects])).toEqual([
-      [1, 0],
-      [1, 0],
-      [1, 0],
-      [1, 0],
+describe('efficacy: the stock baselines show the failure', () => {
+  it('lets a loop run to each framework’s own limit, and pays twice on a redelivery', async () => {
+    const loop = await Promise.all(frameworks.map((framework) => runRow(framework, scenarioOf('loop'))));
+    expect(loop.map((row) => [row.framework.id, row.stock.modelCalls, row.stock.ended])).toEqual([
+      ['openai', 10, 'max steps (10)'],
+      ['ai-sdk-agent', 20, 'max steps (20)'],
+      ['ai-sdk-stream', 20, 'max steps (20)'],
+      ['langchain', 13, 'threw `GraphRecursionError`'],
+      ['langgraph', 13, 'threw `GraphRecursionError`'],
+      ['openai-agents', 10, 'threw `MaxTurnsExceededError`'],
+      ['openai-agents-stream', 10, 'threw `MaxTurnsExceededError`'],
     ]);
+    const twins = await runRow(frameworks[1] as (typeof frameworks)[number], scenarioOf('twin-calls'));
+    expect([twins.stock.effects, twins.hyphae.effects]).toEqual([2, 1]);
   });
+});
+
+/** The code of the `guards` region of `examples/guards.ts`. */
+function guardsRegion(): string {
+  const source = readFileSync(new URL('../../examples/guards.ts', import.meta.url), 'utf8');
+  const match = /\/\/ #region guards\n([\s\S]*?)\/\/ #endregion guards/.exec(source);
+  if (match?.[1] === undefined) throw new Error('examples/guards.ts has no `guards` region');
+  return match[1];
+}
+
+describe('efficacy: the configuration the docs show is the one the bench runs', () => {
+  const dir = new URL('../../docs/adapters/', import.meta.url);
+  const pages = readdirSync(dir).filter((file) => file.endsWith('.md'));
+
+  it.each(['pipeline.md', 'openai.md', 'ai-sdk.md', 'langchain.md', 'openai-agents.md'])(
+    'docs/adapters/%s embeds the `guards` region of examples/guards.ts as it is',
+    (page) => {
+      expect(pages).toContain(page);
+      const text = readFileSync(new URL(page, dir), 'utf8');
+      const block = /<!-- guards: examples\/guards\.ts -->\n```ts\n([\s\S]*?)```/.exec(text);
+
+      expect(block?.[1]).toBe(guardsRegion());
+    },
+  );
 });

@@ -103,6 +103,43 @@ function send(response: ServerResponse, status: number, body: unknown, headers: 
   response.end(JSON.stringify(body));
 }
 
+/** A completion as the chunks of a stream (`stream: true`): text, then each call, then usage. */
+function chunksOf(completion: Record<string, unknown>): unknown[] {
+  const choice = (completion.choices as { message: Record<string, unknown>; finish_reason: string }[])[0];
+  const message = choice?.message ?? {};
+  const base = { id: completion.id, object: 'chat.completion.chunk', created: 0, model: completion.model };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  const chunks: unknown[] = [chunk({ role: 'assistant', content: '' })];
+  if (typeof message.content === 'string' && message.content !== '') {
+    // Two halves, so the client has to join deltas.
+    const half = Math.ceil(message.content.length / 2);
+    chunks.push(chunk({ content: message.content.slice(0, half) }), chunk({ content: message.content.slice(half) }));
+  }
+  const calls = (message.tool_calls ?? []) as { id: string; function: { name: string; arguments: string } }[];
+  calls.forEach((call, index) => {
+    const args = call.function.arguments;
+    chunks.push(
+      chunk({
+        tool_calls: [
+          { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: args.slice(0, 3) } },
+        ],
+      }),
+      chunk({ tool_calls: [{ index, function: { arguments: args.slice(3) } }] }),
+    );
+  });
+  chunks.push(chunk({}, choice?.finish_reason ?? 'stop'), { ...base, choices: [], usage: completion.usage });
+  return chunks;
+}
+
+function sendStream(response: ServerResponse, completion: Record<string, unknown>): void {
+  response.writeHead(200, { 'content-type': 'text/event-stream' });
+  for (const chunk of chunksOf(completion)) response.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  response.end('data: [DONE]\n\n');
+}
+
 async function readBody(request: IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -125,7 +162,8 @@ export async function startOpenAiServer(script: ScriptStep[] = []): Promise<Open
         if (step === undefined) {
           send(response, 500, { error: { message: 'script exhausted' } }, { 'x-should-retry': 'false' });
         } else if ('completion' in step) {
-          send(response, 200, step.completion);
+          if ((body as { stream?: unknown }).stream === true) sendStream(response, step.completion);
+          else send(response, 200, step.completion);
         } else {
           const retry = step.retry === false ? 'false' : 'true';
           send(

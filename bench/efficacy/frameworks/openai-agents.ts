@@ -1,20 +1,17 @@
 /**
- * `@openai/agents` with a scripted `Model`: stock is `run(agent, input, { maxTurns })`; guarded
- * wraps the tools with `guardAgentTools`, repairs the model input with
- * `hyphaeCallModelInputFilter` and runs each model request through `guardModel` (budget pre-flight,
- * stopped run, usage booking).
+ * `@openai/agents` with a scripted `Model`: stock is `run(agent, input)` at the SDK's own
+ * `maxTurns` (10), also streamed; guarded wraps the tools with `guardAgentTools`, repairs the
+ * model input with `hyphaeCallModelInputFilter` and runs each model request through `guardModel`.
  */
 import {
   Agent,
   type AgentInputItem,
-  MaxTurnsExceededError,
   type Model,
   type ModelRequest,
   type ModelResponse,
   run,
+  type StreamEvent,
   setTracingDisabled,
-  ToolCallError,
-  ToolInputGuardrailTripwireTriggered,
   tool,
   Usage,
 } from '@openai/agents';
@@ -22,34 +19,36 @@ import {
   guardAgentTools,
   guardModel,
   hyphaeCallModelInputFilter,
-  ModelCallRefusedError,
+  stoppedVerdictOf,
 } from '../../../src/adapters/openai-agents.js';
-import type { GuardPipeline } from '../../../src/adapters/pipeline.js';
 import {
   COMPLETED,
   createScript,
   type Deliver,
-  firstOrphan,
+  type Delivery,
   type Meter,
-  maxSteps,
-  orphanMessage,
+  rejectPrompt,
   type Script,
   stopEnding,
   type TranscriptEvent,
   totalOf,
+  transcriptError,
 } from '../harness.js';
-import { MAX_STEPS, type Scenario } from '../scenarios.js';
+import type { Scenario } from '../scenarios.js';
 import { type FakeProvider, toolDescriptions, toolSchemas } from '../tools.js';
 
 // Traces would go to OpenAI's exporter.
 setTracingDisabled(true);
+
+/** The SDK's own default `maxTurns`. */
+export const AGENTS_MAX_TURNS = 10;
 
 /** The provider's refusal of a malformed input. */
 class ProviderError extends Error {
   readonly status = 400;
 }
 
-/** A model answering from the script, with the provider's check on tool results. */
+/** A model answering from the script, with the provider's check on tool calls and results. */
 class ScriptedAgentModel implements Model {
   readonly #script: Script;
   readonly #meter: Meter;
@@ -62,14 +61,14 @@ class ScriptedAgentModel implements Model {
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     this.#meter.modelCalls++;
     const input = Array.isArray(request.input) ? request.input : [];
-    const orphan = firstOrphan(
+    const problem = transcriptError(
       input.flatMap((item): TranscriptEvent[] => {
         if (item.type === 'function_call') return [{ call: item.callId }];
         if (item.type === 'function_call_result') return [{ result: item.callId }];
-        return [];
+        return [{ message: true }];
       }),
     );
-    if (orphan !== null) throw new ProviderError(orphanMessage(orphan));
+    if (problem !== null) throw rejectPrompt(this.#meter, (text) => new ProviderError(text), problem);
     const turn = this.#script.next();
     const usage = new Usage({
       requests: 1,
@@ -93,9 +92,11 @@ class ScriptedAgentModel implements Model {
     };
   }
 
-  // biome-ignore lint/correctness/useYield: the benchmark never streams
-  async *getStreamedResponse(): AsyncIterable<never> {
-    throw new Error('The scripted model does not stream');
+  async *getStreamedResponse(request: ModelRequest): AsyncIterable<StreamEvent> {
+    const { usage, output } = await this.getResponse(request);
+    const { requests, inputTokens, outputTokens, totalTokens } = usage;
+    const response = { id: 'resp_scripted', usage: { requests, inputTokens, outputTokens, totalTokens }, output };
+    yield { type: 'response_done', response: response as Extract<StreamEvent, { type: 'response_done' }>['response'] };
   }
 }
 
@@ -111,34 +112,32 @@ function toolsOf(scenario: Scenario, provider: FakeProvider) {
 }
 
 function inputOf(scenario: Scenario): AgentInputItem[] {
-  const history = scenario.history.map(
-    (item): AgentInputItem =>
-      item.role === 'user'
-        ? { role: 'user', content: item.text }
-        : {
-            type: 'function_call_result',
-            callId: item.callId,
-            name: item.name,
-            status: 'completed',
-            output: { type: 'text', text: item.result },
-          },
-  );
+  const history = scenario.history.flatMap((item): AgentInputItem[] => {
+    if (item.role === 'user') return [{ role: 'user', content: item.text }];
+    if (item.role === 'assistant') {
+      return item.calls.map((call) => ({
+        type: 'function_call',
+        callId: call.id,
+        name: call.name,
+        arguments: JSON.stringify(call.args),
+        status: 'completed',
+      }));
+    }
+    return [
+      {
+        type: 'function_call_result',
+        callId: item.callId,
+        name: item.name,
+        status: 'completed',
+        output: { type: 'text', text: item.result },
+      },
+    ];
+  });
   return [...history, { role: 'user', content: scenario.prompt }];
 }
 
-function endingOf(error: unknown, pipeline: GuardPipeline | undefined, scope: { runId: string }): string {
-  if (error instanceof MaxTurnsExceededError) return maxSteps(MAX_STEPS);
-  // A run the tools' fuses stopped ends at its next model request: the stop is what ended it.
-  if (error instanceof ModelCallRefusedError) return stopEnding(pipeline?.forRun(scope).stopped ?? error.refusal);
-  if (error instanceof ToolCallError && error.error instanceof ToolInputGuardrailTripwireTriggered) {
-    const stoppedBy = pipeline?.forRun(scope).stopped;
-    return `halted by the hyphae guardrail${stoppedBy ? ` (\`${stoppedBy.code}\`)` : ''}`;
-  }
-  throw error;
-}
-
-/** One delivery with `run()`, stock or guarded. */
-export const deliverOpenAiAgents: Deliver = async ({ scenario, provider, meter, pipeline, scope }) => {
+async function deliver(delivery: Delivery, stream: boolean): Promise<string> {
+  const { scenario, provider, meter, pipeline, scope } = delivery;
   const model = new ScriptedAgentModel(createScript(scenario.script, meter), meter);
   const tools = toolsOf(scenario, provider);
   const agent = new Agent({
@@ -146,15 +145,24 @@ export const deliverOpenAiAgents: Deliver = async ({ scenario, provider, meter, 
     model: pipeline === undefined ? model : guardModel(model, pipeline, { ...scope, model: 'gpt-4o-mini' }),
     tools: pipeline === undefined ? tools : guardAgentTools(tools, pipeline),
   });
-  try {
-    const result = await run(agent, inputOf(scenario), {
-      maxTurns: MAX_STEPS,
-      context: { ...scope },
-      ...(pipeline === undefined ? {} : { callModelInputFilter: hyphaeCallModelInputFilter(pipeline) }),
-    });
-    const stoppedBy = pipeline?.forRun(scope).stopped;
-    return stoppedBy ? stopEnding(stoppedBy) : result.finalOutput === undefined ? maxSteps(MAX_STEPS) : COMPLETED;
-  } catch (error) {
-    return endingOf(error, pipeline, scope);
-  }
-};
+  const options = {
+    context: { ...scope },
+    ...(pipeline === undefined ? {} : { callModelInputFilter: hyphaeCallModelInputFilter(pipeline) }),
+  };
+  const result = stream
+    ? await run(agent, inputOf(scenario), { ...options, stream: true }).then(async (streamed) => {
+        await streamed.completed;
+        if (streamed.error !== null && streamed.error !== undefined) throw streamed.error;
+        return streamed;
+      })
+    : await run(agent, inputOf(scenario), options);
+  const verdict = stoppedVerdictOf(result.output.at(-1));
+  if (verdict !== undefined) return stopEnding(verdict);
+  return result.finalOutput === undefined ? 'ended without an answer' : COMPLETED;
+}
+
+/** One delivery with `run()`, stock or guarded. */
+export const deliverOpenAiAgents: Deliver = (delivery) => deliver(delivery, false);
+
+/** One delivery with `run(…, { stream: true })`, read to its end, stock or guarded. */
+export const deliverOpenAiAgentsStreamed: Deliver = (delivery) => deliver(delivery, true);

@@ -1,7 +1,8 @@
 /**
  * The `openai` package's Chat Completions, against a local stand-in for the endpoint on 127.0.0.1:
- * stock is the SDK's own tool runner (`client.chat.completions.runTools`), guarded is hyphae's
- * `runGuardedToolLoop`. Both use the same client, tools and bodies.
+ * stock is the SDK's own tool runner (`client.chat.completions.runTools`, at its default of 10
+ * completions), guarded is hyphae's `runGuardedToolLoop` (at its default of 10 turns). Both use
+ * the same client, tools and bodies.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,15 +13,18 @@ import {
   COMPLETED,
   createScript,
   type Deliver,
-  firstOrphan,
   type Meter,
   maxSteps,
-  orphanMessage,
   stopEnding,
   type TranscriptEvent,
   totalOf,
+  transcriptError,
 } from '../harness.js';
-import { MAX_STEPS, type Scenario, type Turn } from '../scenarios.js';
+import type { Scenario, Turn } from '../scenarios.js';
+
+/** `runTools`' default `maxChatCompletions`, and `runGuardedToolLoop`'s default `maxTurns`. */
+export const OPENAI_MAX_COMPLETIONS = 10;
+
 import { toolDescriptions, toolSchemas } from '../tools.js';
 
 interface ChatMessage {
@@ -75,15 +79,16 @@ async function startServer(turns: readonly Turn[], meter: Meter) {
     readJson(request).then(
       (body) => {
         meter.modelCalls++;
-        const orphan = firstOrphan(
-          (body.messages ?? []).flatMap((message): TranscriptEvent[] =>
-            message.role === 'tool'
-              ? [{ result: message.tool_call_id ?? '' }]
-              : (message.tool_calls ?? []).map((call) => ({ call: call.id })),
-          ),
+        const problem = transcriptError(
+          (body.messages ?? []).flatMap((message): TranscriptEvent[] => {
+            if (message.role === 'tool') return [{ result: message.tool_call_id ?? '' }];
+            const calls = message.tool_calls ?? [];
+            return calls.length > 0 ? calls.map((call) => ({ call: call.id })) : [{ message: true }];
+          }),
         );
-        if (orphan !== null) {
-          send(response, 400, { error: { message: orphanMessage(orphan), type: 'invalid_request_error' } });
+        if (problem !== null) {
+          meter.rejected++;
+          send(response, 400, { error: { message: problem, type: 'invalid_request_error' } });
         } else {
           send(response, 200, completionOf(script.next()));
         }
@@ -104,12 +109,21 @@ async function startServer(turns: readonly Turn[], meter: Meter) {
 }
 
 function messagesOf(scenario: Scenario): OpenAI.ChatCompletionMessageParam[] {
-  const history = scenario.history.map(
-    (item): OpenAI.ChatCompletionMessageParam =>
-      item.role === 'user'
-        ? { role: 'user', content: item.text }
-        : { role: 'tool', tool_call_id: item.callId, content: item.result },
-  );
+  const history = scenario.history.map((item): OpenAI.ChatCompletionMessageParam => {
+    if (item.role === 'user') return { role: 'user', content: item.text };
+    if (item.role === 'assistant') {
+      return {
+        role: 'assistant',
+        content: null,
+        tool_calls: item.calls.map((call) => ({
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: JSON.stringify(call.args) },
+        })),
+      };
+    }
+    return { role: 'tool', tool_call_id: item.callId, content: item.result };
+  });
   return [...history, { role: 'user', content: scenario.prompt }];
 }
 
@@ -124,27 +138,26 @@ const parametersOf = (scenario: Scenario) =>
 export const deliverOpenAi: Deliver = async ({ scenario, provider, meter, pipeline, scope }) => {
   const server = await startServer(scenario.script, meter);
   try {
-    const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL });
+    const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL, maxRetries: 0 });
     const messages = messagesOf(scenario);
     if (pipeline === undefined) {
-      const runner = client.chat.completions.runTools(
-        {
-          model: 'gpt-4o-mini',
-          messages,
-          tools: parametersOf(scenario).map((definition) => ({
-            type: 'function' as const,
-            function: {
-              ...definition,
-              parse: JSON.parse,
-              function: (args: unknown) => provider.bodies[definition.name](args),
-            },
-          })),
-        },
-        { maxChatCompletions: MAX_STEPS },
-      );
+      const runner = client.chat.completions.runTools({
+        model: 'gpt-4o-mini',
+        messages,
+        tools: parametersOf(scenario).map((definition) => ({
+          type: 'function' as const,
+          function: {
+            ...definition,
+            parse: JSON.parse,
+            function: (args: unknown) => provider.bodies[definition.name](args),
+          },
+        })),
+      });
       await runner.done();
       const last = runner.messages.at(-1);
-      return last?.role === 'assistant' && (last.tool_calls ?? []).length === 0 ? COMPLETED : maxSteps(MAX_STEPS);
+      return last?.role === 'assistant' && (last.tool_calls ?? []).length === 0
+        ? COMPLETED
+        : maxSteps(OPENAI_MAX_COMPLETIONS);
     }
     const result = await runGuardedToolLoop({
       client,
@@ -153,10 +166,9 @@ export const deliverOpenAi: Deliver = async ({ scenario, provider, meter, pipeli
       tools: parametersOf(scenario).map((definition) => ({ type: 'function' as const, function: definition })),
       executors: provider.bodies,
       guards: pipeline.forRun(scope),
-      maxTurns: MAX_STEPS,
     });
     if (result.refusal !== null) return stopEnding(result.refusal);
-    return result.stopReason === 'completed' ? COMPLETED : maxSteps(MAX_STEPS);
+    return result.stopReason === 'completed' ? COMPLETED : maxSteps(OPENAI_MAX_COMPLETIONS);
   } finally {
     await server.close();
   }

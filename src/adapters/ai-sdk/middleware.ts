@@ -3,9 +3,8 @@
  * repairs the prompt and runs the budget pre-flight; `wrapGenerate` and `wrapStream` book the
  * call's real usage in place of its reservation.
  */
-import type { ModelReservation } from '../../fuses/budget.js';
-import type { GuardRun } from '../pipeline.js';
-import { ModelCallRefusedError } from '../shared/errors.js';
+import type { GuardRun, ModelCallGate } from '../pipeline.js';
+import { stopGenerateResult, stopStreamResult } from './stop-answer.js';
 
 /** The call options of a language model, as far as the middleware reads them. */
 export interface AiSdkCallParams {
@@ -87,8 +86,10 @@ function bookingStream(source: ReadableStream<unknown>, book: (usage: unknown) =
  * A language-model middleware for `wrapLanguageModel`. Before each call the prompt is repaired
  * (when it needs it) and the budget pre-flight runs on the repaired prompt and the tool schemas;
  * under a budget, a call without `maxOutputTokens` gets the cap its estimate assumed, so the
- * estimate is an upper bound. A refused call is not sent and {@link ModelCallRefusedError} is
- * thrown. After the call, its real usage is booked; a failed call gives its reservation back.
+ * estimate is an upper bound. A refused call (a stopped run, a call the budget cannot fit) is
+ * not sent: it is answered with a final text — the note of the refusal that stopped the run, no
+ * tool calls, the verdict in `providerMetadata.hyphae` — so the AI SDK's loop ends by itself.
+ * After the call, its real usage is booked; a failed call gives its reservation back.
  *
  * @example
  * import { wrapLanguageModel } from 'ai';
@@ -101,8 +102,9 @@ export function hyphaeMiddleware(
   options: HyphaeMiddlewareOptions = {},
 ): HyphaeLanguageModelMiddleware {
   const repair = options.repairTranscript !== false;
-  // The reservation of each transformed call, found again by the params object the SDK hands back.
-  const reservations = new WeakMap<object, ModelReservation | null>();
+  // The gate of each transformed call, found again by the params object the SDK hands back.
+  const gates = new WeakMap<object, ModelCallGate>();
+  const reservationOf = (gate: ModelCallGate | undefined) => (gate?.status === 'allowed' ? gate.reservation : null);
 
   return {
     specificationVersion: 'v4',
@@ -114,17 +116,19 @@ export function hyphaeMiddleware(
         tools: params.tools,
         maxOutputTokens: params.maxOutputTokens,
       });
-      if (gate.status === 'refused') throw new ModelCallRefusedError(model.modelId, gate.refusal);
+      // A refused call is answered in `wrapGenerate`/`wrapStream` without calling the provider.
       // Under a budget, an uncapped call gets the cap its reservation assumed.
-      const capped = gate.reservation !== null && params.maxOutputTokens === undefined;
+      const capped = gate.status === 'allowed' && gate.reservation !== null && params.maxOutputTokens === undefined;
       const next = (
         capped ? { ...params, prompt, maxOutputTokens: gate.maxOutputTokens } : { ...params, prompt }
       ) as typeof params;
-      reservations.set(next, gate.reservation);
+      gates.set(next, gate);
       return next;
     },
     async wrapGenerate({ doGenerate, params }) {
-      const reservation = reservations.get(params) ?? null;
+      const gate = gates.get(params);
+      if (gate?.status === 'refused') return stopGenerateResult(guards.stopped ?? gate.refusal) as never;
+      const reservation = reservationOf(gate);
       const result = await doGenerate().then(
         (value) => value,
         (error: unknown) => {
@@ -136,7 +140,9 @@ export function hyphaeMiddleware(
       return result;
     },
     async wrapStream({ doStream, params }) {
-      const reservation = reservations.get(params) ?? null;
+      const gate = gates.get(params);
+      if (gate?.status === 'refused') return stopStreamResult(guards.stopped ?? gate.refusal) as never;
+      const reservation = reservationOf(gate);
       const result = await doStream().then(
         (value) => value,
         (error: unknown) => {

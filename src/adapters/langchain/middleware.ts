@@ -1,26 +1,25 @@
 /**
  * `hyphaeMiddleware`: the guard pipeline as a LangChain v1 `createAgent` middleware.
  *
- * Where each guard sits, and why there:
+ * It uses only the two wrapping hooks, which run inside the agent's own model and tool nodes:
+ * `beforeModel`, `afterModel`, `beforeAgent` and `afterAgent` would each be a graph step of their
+ * own and spend the run's `recursionLimit`, so a guarded agent would get fewer tool turns than a
+ * stock one.
  * - `wrapToolCall` (the execution boundary): registry, permission and loop fuses, argument
  *   validation, ledger, cache, output validation — every call answered by a `ToolMessage` with its id.
- * - `wrapModelCall` (the provider boundary): budget pre-flight; real usage booked from the answer.
- * - `beforeModel`: transcript repair; a stopped run ends here instead of calling the model again.
- * - `afterModel`: a run the booking just stopped answers the pending calls and jumps to the end.
- * - `beforeAgent` / `afterAgent`: a run's counters start fresh and are dropped when it ends.
+ * - `wrapModelCall` (the provider boundary): a stopped run ends here with a final `AIMessage`
+ *   instead of a model call; the prompt is repaired; the budget pre-flight runs; real usage is booked.
  *
  * A run is one agent invocation from a human message to the final answer; an interrupt pauses it
- * (the resume continues its counters and books). However a run exits — final answer, a jump to
- * the end, an error, an abandoned interrupt — the next run on the thread starts from zero.
+ * (the resume continues its counters and books). The next invocation starts from zero.
  */
-import { AIMessage, RemoveMessage } from '@langchain/core/messages';
-import { REMOVE_ALL_MESSAGES } from '@langchain/langgraph';
+import type { RepairTranscriptOptions } from '../../context/transcript/repair.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { guardToolCall } from './guard-tool-call.js';
-import { messagesOf, pendingToolCalls } from './messages.js';
+import { messagesOf } from './messages.js';
 import { guardModelCall, type LangChainModelRequest, type ModelCallSettings } from './model-call.js';
-import { createRunRegistry, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
-import { errorToolMessage } from './tool-results.js';
+import { opensInvocation, registryOf, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
+import { stopAnswer } from './stop.js';
 import { repairLangChainMessages } from './transcript.js';
 import type { HyphaeMiddleware, HyphaeMiddlewareOptions, LangChainGuards, LangChainToolCall } from './types.js';
 
@@ -54,11 +53,23 @@ function positive(option: string, value: number | undefined): number | undefined
   throw new RangeError(`\`${option}\` must be a positive integer, got \`${String(value)}\``);
 }
 
+/** The repair options of `repairTranscript`, or `null` when it is off. */
+function repairOptionsOf(
+  option: HyphaeMiddlewareOptions['repairTranscript'],
+): Omit<RepairTranscriptOptions, 'format'> | null {
+  if (option === false) return null;
+  return option === true || option === undefined ? {} : { ...option };
+}
+
 /**
  * Guard a `createAgent` agent: every tool call runs through the pipeline (a blocked call is
  * answered with an error `ToolMessage` with the same `tool_call_id`, saying it did NOT happen),
- * every model call through the budget, and the transcript is repaired before each model call.
- * Tool errors become error tool messages; LangGraph's interrupts and aborts propagate.
+ * every model call through the budget, and the prompt is repaired before each model call. A run
+ * the guards stopped ends at its next model call: no request is sent, and the agent's last
+ * message is an `AIMessage` with the refusal's note and the verdict in `response_metadata.hyphae`.
+ * Adds no graph step, so the agent keeps its whole `recursionLimit`. Tool errors become error
+ * tool messages; LangGraph's interrupts and aborts propagate; a provider error propagates (LangChain
+ * wraps what a middleware throws in a `MiddlewareError` whose `cause` is the provider's error).
  *
  * @example
  * import { createAgent } from 'langchain';
@@ -79,14 +90,9 @@ function positive(option: string, value: number | undefined): number | undefined
  */
 export function hyphaeMiddleware(guards: LangChainGuards, options: HyphaeMiddlewareOptions = {}): HyphaeMiddleware {
   const pipeline = toPipeline(guards);
-  const registry = createRunRegistry(pipeline);
+  const registry = registryOf(pipeline);
   const stopMessage = options.stopMessage ?? ((refusal: GuardRefusal) => refusal.message);
-  const repair =
-    options.repairTranscript === false
-      ? null
-      : options.repairTranscript === true || options.repairTranscript === undefined
-        ? {}
-        : { ...options.repairTranscript };
+  const repair = repairOptionsOf(options.repairTranscript);
   const settings: ModelCallSettings = Object.freeze({
     model: options.model,
     maxOutputTokens: positive('maxOutputTokens', options.maxOutputTokens),
@@ -94,46 +100,19 @@ export function hyphaeMiddleware(guards: LangChainGuards, options: HyphaeMiddlew
   });
   const scopeOf = (state: unknown, runtime: unknown) => runOptionsOf(runContextOf(state, runtime), options);
 
-  function beforeAgent(state: unknown, runtime: HookRuntime): undefined {
-    const scope = scopeOf(state, runtime);
-    // A new invocation: whatever a run of the same id left behind is not carried into it.
-    registry.end(scope);
-    registry.get(scope);
-    return undefined;
-  }
-
-  function beforeModel(state: unknown, runtime: HookRuntime): Record<string, unknown> | undefined {
-    const scope = scopeOf(state, runtime);
-    const run = registry.get(scope);
-    const messages = messagesOf(state);
-    const repaired = repair === null ? null : repairLangChainMessages(run, messages, repair);
-    const replace = repaired === null ? [] : [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...repaired];
-    const stoppedBy = run.stopped;
-    if (stoppedBy === null) return repaired === null ? undefined : { messages: replace };
-    registry.end(scope);
-    return { messages: [...replace, new AIMessage({ content: stopMessage(stoppedBy) })], jumpTo: 'end' };
-  }
-
   async function wrapModelCall(request: ModelRequest, handler: (request: never) => unknown): Promise<unknown> {
-    const run = registry.get(scopeOf(request.state, request.runtime));
-    return guardModelCall(run, request, handler, settings);
-  }
-
-  async function afterModel(state: unknown, runtime: HookRuntime): Promise<Record<string, unknown> | undefined> {
-    const scope = scopeOf(state, runtime);
+    const scope = scopeOf(request.state, request.runtime);
+    // A new invocation: whatever a run of the same id left behind is not carried into it.
+    if (opensInvocation(messagesOf(request.state))) registry.end(scope);
     const run = registry.get(scope);
     const stoppedBy = run.stopped;
-    const pending = pendingToolCalls(messagesOf(state));
-    // Without pending calls the agent ends by itself (and `afterAgent` ends the run).
-    if (stoppedBy === null || pending.length === 0) return undefined;
-    const answers: unknown[] = [];
-    for (const call of pending) {
-      // The run is stopped, so the pipeline refuses without running anything, in its own words.
-      const outcome = await run.executeToolCall({ id: call.id, name: call.name, args: call.args ?? {} }, undefined);
-      answers.push(errorToolMessage(call, outcome.status === 'ok' ? stopMessage(stoppedBy) : outcome.message));
+    if (stoppedBy !== null) {
+      registry.end(scope);
+      return stopAnswer(stoppedBy, stopMessage(stoppedBy));
     }
-    registry.end(scope);
-    return { messages: [...answers, new AIMessage({ content: stopMessage(stoppedBy) })], jumpTo: 'end' };
+    const messages = request.messages ?? [];
+    const repaired = repair === null ? null : repairLangChainMessages(run, messages, repair);
+    return guardModelCall(run, repaired === null ? request : { ...request, messages: repaired }, handler, settings);
   }
 
   function wrapToolCall(request: ToolCallRequest, handler: (request: never) => unknown): Promise<unknown> {
@@ -145,21 +124,12 @@ export function hyphaeMiddleware(guards: LangChainGuards, options: HyphaeMiddlew
     });
   }
 
-  function afterAgent(state: unknown, runtime: HookRuntime): undefined {
-    registry.end(scopeOf(state, runtime));
-    return undefined;
-  }
-
   const middleware = {
     [MIDDLEWARE_BRAND]: true,
     name: options.name ?? 'HyphaeMiddleware',
     pipeline,
-    beforeAgent,
-    beforeModel: { hook: beforeModel, canJumpTo: ['end'] },
     wrapModelCall,
-    afterModel: { hook: afterModel, canJumpTo: ['end'] },
     wrapToolCall,
-    afterAgent,
   };
   return middleware;
 }

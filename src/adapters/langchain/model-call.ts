@@ -2,11 +2,11 @@
  * The budget at the provider boundary of `createAgent`: a pre-flight before the model is called
  * (a refused call is not made) and the real usage booked from the answer.
  */
-import { AIMessage } from '@langchain/core/messages';
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
 import type { GuardRun } from '../pipeline.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { isObject } from './messages.js';
+import { stopAnswer } from './stop.js';
 import { toPlainMessage } from './transcript.js';
 
 /** The fields of `createAgent`'s model request the pre-flight reads. */
@@ -95,7 +95,7 @@ export async function guardModelCall(
     tools: toolDefinitions(request.tools),
     maxOutputTokens: maxOutputTokens(request.model, settings),
   });
-  if (gate.status === 'refused') return new AIMessage({ content: settings.stopMessage(gate.refusal) });
+  if (gate.status === 'refused') return stopAnswer(gate.refusal, settings.stopMessage(gate.refusal));
   let response: unknown;
   try {
     response = await handler(request as never);

@@ -8,7 +8,7 @@
  */
 import { GuardError } from '../../errors.js';
 import { type GuardPipeline, type GuardRun, type GuardRunOptions, toGuardPipeline } from '../pipeline.js';
-import { isObject, lastMessageId, messagesOf } from './messages.js';
+import { isObject, lastMessageId, messagesOf, messageType } from './messages.js';
 import type { LangChainGuards, LangChainRunContext, LangChainScopeOptions } from './types.js';
 
 /** The pipeline itself, or one built from options. */
@@ -55,6 +55,29 @@ export interface RunRegistry {
   get(options: GuardRunOptions): GuardRun;
   /** End the run of `options` if it is live (its fuse counters are gone; the ledger keeps its records). */
   end(options: GuardRunOptions): void;
+}
+
+const registries = new WeakMap<GuardPipeline, RunRegistry>();
+
+/**
+ * The one registry of `pipeline`: the middleware, a guarded model node and a guarded tool node
+ * built on the same pipeline share it, so they see the same live run without a run id passed around.
+ */
+export function registryOf(pipeline: GuardPipeline): RunRegistry {
+  let registry = registries.get(pipeline);
+  if (registry === undefined) {
+    registry = createRunRegistry(pipeline);
+    registries.set(pipeline, registry);
+  }
+  return registry;
+}
+
+/**
+ * True when a model step opens an invocation: its state ends with the human message it was
+ * invoked with. A resume (after an interrupt or a tool step) ends with an AI or tool message.
+ */
+export function opensInvocation(messages: readonly unknown[]): boolean {
+  return messageType(messages.at(-1)) === 'human';
 }
 
 /** Threadless runs kept live at most; the oldest is ended first. */

@@ -2,13 +2,17 @@
  * `guardToolNode` and `guardTools`: the guard pipeline for custom LangGraph graphs, at the tools'
  * own execution boundary (`tool.invoke`), so any `ToolNode` runs them guarded.
  */
+import { Command, END } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { GuardError } from '../../errors.js';
 import { guardDirectCall, guardToolCall, type LangChainCall } from './guard-tool-call.js';
 import { isObject } from './messages.js';
-import { createRunRegistry, type RunRegistry, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
+import { type RunRegistry, registryOf, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
+import { stopAnswer } from './stop.js';
 import type {
   GuardedToolNodeFunction,
   GuardToolNodeOptions,
+  GuardToolNodeRouting,
   LangChainGuards,
   LangChainToolCall,
   LangChainToolLike,
@@ -68,7 +72,7 @@ export function guardTools<T extends LangChainToolLike>(
   guards: LangChainGuards,
   options: GuardToolNodeOptions = {},
 ): T[] {
-  const registry = createRunRegistry(toPipeline(guards));
+  const registry = registryOf(toPipeline(guards));
   return tools.map((tool) => guardedTool(tool, registry, options));
 }
 
@@ -91,6 +95,11 @@ export function guardTools<T extends LangChainToolLike>(
  *   .addNode('tools', guardToolNode(new ToolNode([sendPayment]), { ledger }))
  *   .compile({ checkpointer: new MemorySaver() });
  */
+export function guardToolNode(
+  target: LangGraphToolNodeLike | readonly LangChainToolLike[],
+  guards: LangChainGuards,
+  options: GuardToolNodeRouting,
+): GuardedToolNodeFunction;
 export function guardToolNode<N extends LangGraphToolNodeLike>(
   toolNode: N,
   guards: LangChainGuards,
@@ -104,8 +113,9 @@ export function guardToolNode(
 export function guardToolNode(
   target: LangGraphToolNodeLike | readonly LangChainToolLike[],
   guards: LangChainGuards,
-  options: GuardToolNodeOptions = {},
+  options: GuardToolNodeOptions | GuardToolNodeRouting = {},
 ): LangGraphToolNodeLike | GuardedToolNodeFunction {
+  if ('onBlock' in options) return routingNode(target, guards, options);
   if (Array.isArray(target)) {
     const node = new ToolNode(guardTools(target as readonly LangChainToolLike[], guards, options) as never);
     return async function guardedToolNode(state: unknown, config?: unknown): Promise<unknown> {
@@ -125,4 +135,45 @@ export function guardToolNode(
     ),
   };
   return new NodeClass(guardTools(source.tools, guards, options), nodeOptions);
+}
+
+function nodeName(option: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new GuardError('invalid_option', `\`${option}\` must name a node (or \`__end__\`), got \`${String(value)}\``);
+  }
+  return value;
+}
+
+/**
+ * The tool step as a routing node: the guarded tools run in a `ToolNode`, then a `Command` goes to
+ * `next`, or to `onBlock` when the step left the run stopped (with the stop answer when that is the end).
+ */
+function routingNode(
+  target: LangGraphToolNodeLike | readonly LangChainToolLike[],
+  guards: LangChainGuards,
+  options: GuardToolNodeRouting,
+): GuardedToolNodeFunction {
+  const onBlock = nodeName('onBlock', options.onBlock);
+  const next = nodeName('next', options.next);
+  const pipeline = toPipeline(guards);
+  const registry = registryOf(pipeline);
+  const { onBlock: _block, next: _next, stopMessage, ...scope } = options;
+  const node = (Array.isArray(target)
+    ? new ToolNode(guardTools(target as readonly LangChainToolLike[], pipeline, scope) as never)
+    : guardToolNode(target as LangGraphToolNodeLike, pipeline, scope)) as unknown as {
+    invoke(state: unknown, config?: unknown): Promise<unknown>;
+  };
+  return async function guardedRoutingToolNode(state: unknown, config?: unknown): Promise<unknown> {
+    const output = await node.invoke(state, config);
+    // A tool that answered with its own `Command` routes itself.
+    if (!isObject(output) || !Array.isArray(output.messages)) return output;
+    const answers = output.messages;
+    const runScope = runOptionsOf(runContextOf(state, config), scope);
+    const stoppedBy = registry.get(runScope).stopped;
+    if (stoppedBy === null) return new Command({ goto: next, update: { messages: answers } });
+    if (onBlock !== END) return new Command({ goto: onBlock, update: { messages: answers } });
+    registry.end(runScope);
+    const final = stopAnswer(stoppedBy, (stopMessage ?? ((refusal) => refusal.message))(stoppedBy));
+    return new Command({ goto: END, update: { messages: [...answers, final] } });
+  };
 }

@@ -66,8 +66,8 @@ export interface HyphaeMiddlewareOptions extends LangChainScopeOptions {
 }
 
 /**
- * The middleware `createAgent` takes. Its hooks (`beforeAgent`, `beforeModel`, `wrapModelCall`,
- * `afterModel`, `wrapToolCall`, `afterAgent`) are there at run time but left out of the type, so
+ * The middleware `createAgent` takes. Its two hooks (`wrapModelCall`, `wrapToolCall`, which add no
+ * graph step) are there at run time but left out of the type, so
  * that no LangChain type leaks into ours; it fits `createAgent({ middleware: [...] })` as it is.
  */
 export interface HyphaeMiddleware {
@@ -92,6 +92,34 @@ export interface LangGraphToolNodeLike {
 
 /** Options of {@link guardToolNode} and {@link guardTools}. */
 export type GuardToolNodeOptions = LangChainScopeOptions;
+
+/**
+ * Options of a routing {@link guardToolNode}: the node answers with a LangGraph `Command` whose
+ * `goto` is `next` after an ordinary tool step and `onBlock` after a step that left the run stopped.
+ * The node must then have no static outgoing edge (add it with `{ ends: [next, onBlock] }`).
+ */
+export interface GuardToolNodeRouting extends LangChainScopeOptions {
+  /** Where a blocked turn goes: `'__end__'` (LangGraph's `END`) or a node of the graph. */
+  readonly onBlock: string;
+  /** Where an ordinary tool step goes (usually the model node). */
+  readonly next: string;
+  /** The final AI message when `onBlock` is the end. Default: the refusal's note. */
+  readonly stopMessage?: (refusal: GuardRefusal) => string;
+}
+
+/** Options of {@link guardModelNode}. */
+export interface GuardModelNodeOptions extends LangChainScopeOptions {
+  /** The model name the budget pre-flight prices. Default `unknown` (the budget's default price). */
+  readonly model?: string;
+  /** The completion cap the budget pre-flight reserves. Default: the pipeline's. */
+  readonly maxOutputTokens?: number;
+  /** Tool definitions sent with the prompt, for the pre-flight estimate. */
+  readonly tools?: unknown;
+  /** Repair the messages before the node sees them; `false` turns it off. Default `{ unanswered: 'synthesize' }`. */
+  readonly repairTranscript?: boolean | Omit<RepairTranscriptOptions, 'format'>;
+  /** The final AI message of a run the guards stopped. Default: the refusal's note. */
+  readonly stopMessage?: (refusal: GuardRefusal) => string;
+}
 
 /** A graph node function: what `guardToolNode(tools, guards)` returns for `addNode`. */
 export type GuardedToolNodeFunction = (state: unknown, config?: unknown) => Promise<unknown>;

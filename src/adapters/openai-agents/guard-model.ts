@@ -7,8 +7,11 @@ import { GuardError } from '../../errors.js';
 import type { ModelReservation } from '../../fuses/budget.js';
 import type { GuardPipeline, GuardRun, GuardRunOptions } from '../pipeline.js';
 import { ModelCallRefusedError } from '../shared/errors.js';
+import type { GuardRefusal } from '../shared/types.js';
 import { maxTokensOf, modelCallOf, usageOf } from './model-request.js';
+import { recheckResentCalls } from './resent-calls.js';
 import { toPipeline } from './run-registry.js';
+import { stopResponse, stopStreamEvents } from './stop-response.js';
 import type {
   AgentGuards,
   AgentModelLike,
@@ -34,6 +37,11 @@ interface Admission {
   readonly request: AgentModelRequestLike;
 }
 
+/** A request the guards refused: answered by the stop response, never sent. */
+interface Refusal {
+  readonly refused: GuardRefusal;
+}
+
 function nonEmpty(option: string, value: unknown, required: boolean): string | undefined {
   if (value === undefined && !required) return undefined;
   if (typeof value !== 'string' || value === '') {
@@ -53,11 +61,12 @@ function runOptionsOf(options: GuardAgentModelOptions): GuardRunOptions {
 }
 
 function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: GuardRunOptions, name: string) {
-  function admit(request: AgentModelRequestLike): Admission {
+  function admit(request: AgentModelRequestLike): Admission | Refusal {
     // The pipeline's live run of these ids: one the tools' registry ended is not used again.
     const run = pipeline.forRun(runOptions);
     const gate = run.checkModelCall(modelCallOf(name, request));
-    if (gate.status === 'refused') throw new ModelCallRefusedError(name, gate.refusal);
+    // The note of what stopped the run, rather than the echo `run_stopped`.
+    if (gate.status === 'refused') return { refused: run.stopped ?? gate.refusal };
     // Under a budget, an uncapped request gets the cap its reservation assumed.
     const capped = gate.reservation !== null && maxTokensOf(request) === undefined;
     const next = capped
@@ -67,7 +76,9 @@ function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: Guard
   }
 
   async function getResponse(request: AgentModelRequestLike): Promise<unknown> {
-    const { run, reservation, request: sent } = admit(request);
+    const admission = admit(request);
+    if ('refused' in admission) return stopResponse(admission.refused);
+    const { run, reservation, request: sent } = admission;
     let response: unknown;
     try {
       response = await model.getResponse(sent);
@@ -79,11 +90,17 @@ function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: Guard
     const usage =
       typeof response === 'object' && response !== null ? (response as { usage?: unknown }).usage : undefined;
     run.recordModelUsage(usageOf(usage), reservation);
+    await recheckResentCalls(run, sent.input, response);
     return response;
   }
 
   async function* getStreamedResponse(request: AgentModelRequestLike): AsyncGenerator<unknown, void, undefined> {
-    const { run, reservation, request: sent } = admit(request);
+    const admission = admit(request);
+    if ('refused' in admission) {
+      yield* stopStreamEvents(admission.refused);
+      return;
+    }
+    const { run, reservation, request: sent } = admission;
     let started = false;
     let settled = false;
     try {
@@ -93,6 +110,7 @@ function guarded(model: ModelMethods, pipeline: GuardPipeline, runOptions: Guard
         if (!settled && done?.type === 'response_done') {
           settled = true;
           run.recordModelUsage(usageOf(done.response?.usage), reservation);
+          await recheckResentCalls(run, sent.input, done.response);
         }
         yield event;
       }
@@ -148,8 +166,10 @@ function methodsOf(model: AgentModelLike): ModelMethods {
  * Guard an `@openai/agents` `Model`: before each request (`getResponse`, `getStreamedResponse`)
  * the budget pre-flight runs on its instructions, input, tool and handoff schemas and completion
  * cap, in the run `options` names; under a budget, an uncapped request gets the cap its estimate
- * assumed. A refused request (the budget, or a run the guards stopped) is not sent:
- * {@link ModelCallRefusedError} is thrown and `run()` rejects with it. After each request its
+ * assumed. A refused request (a run the guards stopped, a call the budget cannot fit) is not
+ * sent: it is answered with a final assistant message — the note of the refusal that stopped the
+ * run, no tool calls, the verdict in its `providerData.hyphae` — so `run()` (streamed or not)
+ * ends with the note as its `finalOutput`. After each request its
  * `Usage` is booked (a stream's from its `response_done` event); a request that failed gives its
  * reservation back, and errors (aborts included) are re-thrown as they are.
  *

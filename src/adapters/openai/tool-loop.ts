@@ -5,7 +5,8 @@ import { GuardError } from '../../errors.js';
 import { isAbortError } from '../shared/abort.js';
 import { formatToolResult } from '../shared/format-result.js';
 import type { GuardRefusal, ToolCallOutcome, ToolExecutor } from '../shared/types.js';
-import { type HonouredCall, planTurn, skippedNote, transcriptCallIds } from './turn-plan.js';
+import { collectStream, isChunkStream } from './stream.js';
+import { type HonouredCall, planTurn, type SkippedCall, skippedNote, transcriptCallIds } from './turn-plan.js';
 import type {
   GuardedToolLoopOptions,
   GuardedToolLoopResult,
@@ -13,6 +14,7 @@ import type {
   OpenAiAssistantMessage,
   OpenAiChatCompletion,
   OpenAiChatRequest,
+  OpenAiLoopMessage,
   OpenAiMessage,
 } from './types.js';
 
@@ -32,8 +34,11 @@ function count(option: string, value: number | undefined, fallback: number, allo
 }
 
 function settingsOf(options: GuardedToolLoopOptions): LoopSettings {
-  if (options.request?.stream === true) {
-    throw new GuardError('invalid_option', '`request.stream` is not supported: the loop reads whole completions');
+  if (options.request?.stream !== undefined || options.request?.stream_options !== undefined) {
+    throw new GuardError(
+      'invalid_option',
+      '`request.stream` is not a request field here: pass `stream: true` to the loop',
+    );
   }
   return {
     maxTurns: count('maxTurns', options.maxTurns, 10),
@@ -57,6 +62,7 @@ function requestOf(
     ...(options.tools.length === 0 ? {} : { tools: options.tools }),
     ...(parallel && options.tools.length > 0 ? { parallel_tool_calls: false } : {}),
     max_completion_tokens: settings.maxOutputTokens,
+    ...(options.stream === true ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }
 
@@ -75,21 +81,32 @@ async function requestCompletion(
   });
   if (gate.status === 'refused') return { refusal: gate.refusal };
   let completion: OpenAiChatCompletion;
+  // Once a stream has sent a chunk the request was answered, at least in part: a failure after
+  // that books the reservation in place of the usage it never reported, instead of giving it back.
+  let answered = false;
   try {
     const body = requestOf(options, settings, messages);
-    completion = await options.client.chat.completions.create(
-      body,
+    const response = await options.client.chat.completions.create(
+      body as never,
       options.signal === undefined ? undefined : { signal: options.signal },
     );
+    if (isChunkStream(response)) {
+      completion = await collectStream(response, options.onChunk, () => {
+        answered = true;
+      });
+    } else {
+      completion = response as OpenAiChatCompletion;
+    }
   } catch (error) {
-    guards.releaseModelCall(gate.reservation);
+    if (answered) guards.recordModelUsage(undefined, gate.reservation);
+    else guards.releaseModelCall(gate.reservation);
     throw error;
   }
   guards.recordModelUsage(completion.usage, gate.reservation);
   return { completion };
 }
 
-function echo(message: OpenAiAssistantMessage, honoured: readonly HonouredCall[]): OpenAiMessage | null {
+function echo(message: OpenAiAssistantMessage, honoured: readonly HonouredCall[]): OpenAiLoopMessage | null {
   const content = message.content ?? null;
   if (honoured.length === 0) return content === null || content === '' ? null : { role: 'assistant', content };
   return {
@@ -120,9 +137,9 @@ async function runCalls(
   options: GuardedToolLoopOptions,
   settings: LoopSettings,
   calls: readonly HonouredCall[],
-): Promise<OpenAiMessage[]> {
+): Promise<OpenAiLoopMessage[]> {
   const { guards, executors, signal } = options;
-  const answers: OpenAiMessage[] = [];
+  const answers: OpenAiLoopMessage[] = [];
   for (const call of calls) {
     const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
     const execute: ToolExecutor | undefined =
@@ -143,6 +160,36 @@ async function runCalls(
     answers.push({ role: 'tool', tool_call_id: call.id, content: answerOf(outcome, call, settings, signal) });
   }
   return answers;
+}
+
+/**
+ * A call whose id the transcript already answers is not echoed again, but it is still the model
+ * asking for it on a new turn: it goes through the guards (the ledger returns the recorded result
+ * without running the body, and the loop fuse counts the repeat), so a model re-sending one call
+ * every turn is stopped like any other loop.
+ */
+async function recheckAnswered(
+  options: GuardedToolLoopOptions,
+  settings: LoopSettings,
+  skipped: readonly SkippedCall[],
+): Promise<void> {
+  const { guards, executors, signal } = options;
+  for (const call of skipped) {
+    if (call.why !== 'answered_id' || guards.stopped !== null) continue;
+    const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
+    const outcome = await guards.executeToolCall(
+      { id: call.id, name: call.name, argsText: call.argsText },
+      body === undefined ? undefined : (args, context) => body(args as never, context),
+      signal === undefined ? {} : { abortSignal: signal },
+    );
+    if (
+      outcome.status === 'refused' &&
+      outcome.verdict !== undefined &&
+      settings.terminalFuses.has(outcome.verdict.fuse)
+    ) {
+      guards.stop({ ...outcome, terminal: true });
+    }
+  }
 }
 
 /**
@@ -171,10 +218,12 @@ async function runCalls(
  * });
  * // result.stopReason: 'completed' | 'max_turns' | 'model_call_refused' | 'stopped'
  */
-export async function runGuardedToolLoop(options: GuardedToolLoopOptions): Promise<GuardedToolLoopResult> {
+export async function runGuardedToolLoop<M extends OpenAiMessage>(
+  options: GuardedToolLoopOptions<M>,
+): Promise<GuardedToolLoopResult<M>> {
   const settings = settingsOf(options);
   const { guards } = options;
-  const messages: OpenAiMessage[] =
+  const messages: (M | OpenAiLoopMessage)[] =
     options.repairTranscript === false
       ? [...options.messages]
       : guards.repairTranscript(options.messages, { format: 'openai' });
@@ -183,7 +232,7 @@ export async function runGuardedToolLoop(options: GuardedToolLoopOptions): Promi
     stopReason: GuardedToolLoopStop,
     refusal: GuardRefusal | null,
     finalMessage: OpenAiAssistantMessage | null = null,
-  ): GuardedToolLoopResult => ({ stopReason, messages, finalMessage, turns, refusal });
+  ): GuardedToolLoopResult<M> => ({ stopReason, messages, finalMessage, turns, refusal });
 
   while (turns < settings.maxTurns) {
     const stoppedBy = guards.stopped;
@@ -202,6 +251,7 @@ export async function runGuardedToolLoop(options: GuardedToolLoopOptions): Promi
     const echoed = echo(message, plan.honoured);
     if (echoed !== null) messages.push(echoed);
     messages.push(...(await runCalls(options, settings, plan.honoured)));
+    await recheckAnswered(options, settings, plan.skipped);
     if (plan.skipped.length > 0) {
       messages.push({ role: 'system', content: skippedNote(plan.skipped, settings.maxParallel) });
     }

@@ -17,6 +17,8 @@ export type SkipReason = 'parallel_limit' | 'answered_id' | 'not_function' | 'mi
 export interface SkippedCall {
   readonly id: string;
   readonly name: string;
+  /** The raw arguments, as the model sent them. */
+  readonly argsText: string;
   readonly why: SkipReason;
 }
 
@@ -49,13 +51,14 @@ export function planTurn(calls: readonly OpenAiToolCall[], seen: ReadonlySet<str
     const id = typeof call.id === 'string' ? call.id : '';
     const fn = call.function;
     const name = fn?.name ?? call.custom?.name ?? '';
-    if (fn === undefined || typeof fn.name !== 'string') skipped.push({ id, name, why: 'not_function' });
-    else if (id === '') skipped.push({ id, name, why: 'missing_id' });
-    else if (seen.has(id) || ids.has(id)) skipped.push({ id, name, why: 'answered_id' });
-    else if (honoured.length >= maxParallel) skipped.push({ id, name, why: 'parallel_limit' });
+    const argsText = typeof fn?.arguments === 'string' ? fn.arguments : '';
+    if (fn === undefined || typeof fn.name !== 'string') skipped.push({ id, name, argsText, why: 'not_function' });
+    else if (id === '') skipped.push({ id, name, argsText, why: 'missing_id' });
+    else if (seen.has(id) || ids.has(id)) skipped.push({ id, name, argsText, why: 'answered_id' });
+    else if (honoured.length >= maxParallel) skipped.push({ id, name, argsText, why: 'parallel_limit' });
     else {
       ids.add(id);
-      honoured.push({ id, name: fn.name, argsText: typeof fn.arguments === 'string' ? fn.arguments : '' });
+      honoured.push({ id, name: fn.name, argsText });
     }
   }
   return { honoured, skipped };
