@@ -5,6 +5,7 @@ import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
 import { GuardError, LedgerHardBlockError } from '../errors.js';
 import { markerScope } from './boundary-markers.js';
+import { createCallIdentityCheck } from './call-identity.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
@@ -113,13 +114,16 @@ export function createLedger(options: LedgerOptions): Ledger {
     newOwner: () => `${ownerPrefix}#${++claims}`,
   });
   const defaultDrift = options.onArgsDrift ?? 'soft';
+  const checkCall = createCallIdentityCheck(options.requestIdentity, options.logger);
 
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
       // Preparing the call can throw (arguments with no JSON form): that refuses before any claim.
       let run: Promise<unknown>;
       try {
-        const call = prepareCall(spec, agentId, policyVersion, args, callOptions, runScope.get());
+        const context = runScope.get();
+        checkCall(spec, callOptions, context);
+        const call = prepareCall(spec, agentId, policyVersion, args, callOptions, context);
         run = execute(ctx, call, body, callOptions);
       } catch (error) {
         run = Promise.reject(error);
