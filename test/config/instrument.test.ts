@@ -76,3 +76,51 @@ describe('config.instrument', () => {
     await config.close();
   });
 });
+
+describe('transition.request_identity', () => {
+  const lines = () => [
+    'transition: { agent_id: agent, policy_version: 1 }',
+    'action_ledger: { storage: memory }',
+    'tools:',
+    '  send_email: { side_effect_class: email }',
+  ];
+
+  it('require_explicit refuses a consequential tool called without a call id, before the body runs', async () => {
+    const strict = await loadConfig(
+      {
+        text: yaml(
+          'transition: { agent_id: agent, policy_version: 1, request_identity: require_explicit }',
+          ...lines().slice(1),
+        ),
+      },
+      { env: {} },
+    );
+    const sent: unknown[] = [];
+    const tools = strict.instrument({ send_email: async (args: { to: string }) => sent.push(args) });
+
+    const error = await strict.run(scope, () => tools.send_email({ to: 'a@example.com' })).catch((e: unknown) => e);
+    await strict.run(scope, () => tools.send_email({ to: 'a@example.com' }, { toolCallId: 'call_1' }));
+
+    expect((error as GuardError).code).toBe('missing_call_id');
+    expect(sent).toEqual([{ to: 'a@example.com' }]);
+    await strict.close();
+  });
+
+  it('by default logs the missing call id once through the configured logger', async () => {
+    const warnings: string[] = [];
+    const config = await loadConfig(
+      { text: yaml(...lines()) },
+      { env: {}, logger: { warn: (message) => warnings.push(message) } },
+    );
+    const tools = config.instrument({ send_email: async (_args: { to: string }) => 'sent' });
+
+    await config.run(scope, async () => {
+      await tools.send_email({ to: 'a@example.com' });
+      await tools.send_email({ to: 'b@example.com' });
+    });
+
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('Tool `send_email`');
+    await config.close();
+  });
+});
