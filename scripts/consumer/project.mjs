@@ -1,6 +1,6 @@
 // A consumer's project: the packed tarball installed into an empty folder, and commands run there.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -57,6 +57,7 @@ export function npmInstall(project, specs) {
 export function linkPackages(project, repo, names) {
   for (const name of names) {
     const target = join(project.dir, 'node_modules', name);
+    if (existsSync(target)) continue;
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync(join(repo, 'node_modules', name), target, 'dir');
   }
