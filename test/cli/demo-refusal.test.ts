@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -75,6 +76,34 @@ describe('hyphae demo without the packages its store needs', () => {
     expect(stderr).toContain('no PostgreSQL user name specified');
     expect(stderr).not.toMatch(STACK_LINE);
     expect(left).toEqual([]);
+  });
+});
+
+describe('the demo stopped in the middle of a step', () => {
+  it('removes its temp folder when it is sent SIGTERM', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'hyphae-demo-signal-'));
+    temps.push(tmp);
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'demo'], {
+      env: { ...process.env, NO_COLOR: '1', TMPDIR: tmp },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const started = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('1. ')) resolve();
+      });
+    });
+    const exited = once(child, 'exit');
+
+    await started;
+    const during = readdirSync(tmp).filter((name) => name.startsWith('hyphae-demo-'));
+    child.kill('SIGTERM');
+    const [code] = await exited;
+
+    expect(during).toHaveLength(1);
+    expect(code).toBe(143);
+    expect(readdirSync(tmp).filter((name) => name.startsWith('hyphae-demo-'))).toEqual([]);
   });
 });
 

@@ -79,6 +79,13 @@ async function openChecked(backend: DemoBackend): Promise<LedgerStorage> {
  */
 export async function runDemo(out: Output, options: DemoOptions = {}): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-demo-'));
+  // Ctrl-C or a kill in the middle of a step skips the `finally` below: remove the folder then too.
+  const interrupted = (signal: NodeJS.Signals) => {
+    if (options.keep !== true) rmSync(dir, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const backend: DemoBackend = options.backend ?? { kind: 'sqlite', path: join(dir, 'ledger.db') };
   const steps = options.backend === undefined ? STEPS : [...STEPS, SHARED_STEP];
   let passed = 0;
@@ -117,6 +124,8 @@ export async function runDemo(out: Output, options: DemoOptions = {}): Promise<b
       await ledger.close();
     }
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     if (options.keep === true) out.line(out.dim(`kept ${dir}`));
     else rmSync(dir, { recursive: true, force: true });
   }
