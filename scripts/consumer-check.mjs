@@ -10,14 +10,15 @@
 //      without their client packages refuse the same way;
 //   4. every ```ts block of README.md and docs/ type-checks with `tsc --strict` on TypeScript's
 //      defaults against the installed package, and the ```ts runnable blocks run (see
-//      scripts/consumer/snippets.mjs for the markers and the hidden prelude).
+//      scripts/consumer/snippets.mjs for the markers and the hidden prelude), and every ```yaml block
+//      that is a whole `hyphae.yaml` is a valid config.
 //
 // Usage: node scripts/consumer-check.mjs [--keep]
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { binLinked, checkDemoPasses, checkInstall, checkRefusal, checkSourceMaps, hyphae } from './consumer/checks.mjs';
-import { checkDeclarations, checkDocs } from './consumer/docs-check.mjs';
+import { checkConfigs, checkDeclarations, checkDocs } from './consumer/docs-check.mjs';
 import { createProject, hasNodeSqlite, pack } from './consumer/project.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -65,6 +66,8 @@ try {
     `documentation: ${docs.blocks} TypeScript blocks type-check, ${docs.ran.length} runnable blocks run`,
     docs.problems,
   );
+  const configs = checkConfigs(project, repo);
+  report(`documentation: ${configs.configs} whole hyphae.yaml files are valid`, configs.problems);
 } finally {
   if (keep) console.log(`kept ${project.base}`);
   else rmSync(project.base, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { linkPackages, run } from './project.mjs';
-import { extractSnippets, snippetSource, sourceLine } from './snippets.mjs';
+import { extractConfigs, extractSnippets, snippetSource, sourceLine } from './snippets.mjs';
 
 const IMPORT = /(?:from\s+|import\s*\(\s*|import\s+)'([^']+)'/g;
 const REFERENCE = /\/\/\/\s*<reference\s+types="([^"]+)"/g;
@@ -132,4 +132,27 @@ export function checkDocs(project, repo, { link = [] } = {}) {
     }
   }
   return { problems, blocks: files.size, ran };
+}
+
+/** Every whole config file of the documentation is valid for the installed package's `validateConfig`. */
+export function checkConfigs(project, repo) {
+  const configs = documentationFiles(repo).flatMap((doc) =>
+    extractConfigs(readFileSync(join(repo, doc), 'utf8')).map((config) => ({
+      where: `${doc}:${config.line}`,
+      ...config,
+    })),
+  );
+  const file = join(project.dir, 'configs.json');
+  writeFileSync(file, JSON.stringify(configs));
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { validateConfig } from 'hyphae';
+    for (const { where, text } of JSON.parse(readFileSync(${JSON.stringify(file)}, 'utf8'))) {
+      const result = validateConfig(text, { file: where, baseDir: process.cwd() });
+      if (!result.ok) for (const issue of result.issues) console.log(where + ': ' + issue.path + ': ' + issue.message);
+    }`;
+  const checked = run(process.execPath, ['--input-type=module', '-e', script], { cwd: project.dir });
+  const problems = `${checked.stdout}${checked.stderr}`.split('\n').filter((line) => line.trim() !== '');
+  if (checked.status !== 0 && problems.length === 0) problems.push(`validating the configs exited ${checked.status}`);
+  return { problems, configs: configs.length };
 }

@@ -16,3 +16,6 @@ export function snippetSource(snippet: Snippet): { text: string; codeStart: numb
 
 /** Where a line of a block's file comes from. */
 export function sourceLine(snippet: Snippet, fileLine: number): { prelude: boolean; line: number };
+
+/** The ```yaml blocks that are whole config files (first line `# hyphae.yaml`). */
+export function extractConfigs(markdown: string): { line: number; text: string }[];

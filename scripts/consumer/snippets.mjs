@@ -9,6 +9,8 @@
 //   -->
 // The prelude is put before the block's code; it may hold imports and `declare` lines. Every file
 // ends with `export {}` so blocks without imports are modules too (no names shared across blocks).
+//
+// A ```yaml block whose first line is `# hyphae.yaml` is a whole config file: it is validated.
 
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*(\S*)(.*)$/;
 const PRELUDE_OPEN = /^\s*<!--\s*prelude\s*$/;
@@ -41,6 +43,23 @@ export function extractSnippets(markdown) {
     i = end;
   }
   return snippets;
+}
+
+/** The ```yaml blocks that are whole config files (first line `# hyphae.yaml`), with their 1-based line. */
+export function extractConfigs(markdown) {
+  const lines = markdown.split('\n');
+  const configs = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i]);
+    if (open === null) continue;
+    const close = lines.findIndex((text, j) => j > i && closes(text, open[2]));
+    const end = close === -1 ? lines.length : close;
+    if ((open[3] === 'yaml' || open[3] === 'yml') && lines[i + 1]?.trim() === '# hyphae.yaml') {
+      configs.push({ line: i + 2, text: `${lines.slice(i + 1, end).join('\n')}\n` });
+    }
+    i = end;
+  }
+  return configs;
 }
 
 /** A closing fence: only fence characters, at least as many as the opening one. */

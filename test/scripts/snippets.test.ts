@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractSnippets, snippetSource, sourceLine } from '../../scripts/consumer/snippets.mjs';
+import { extractConfigs, extractSnippets, snippetSource, sourceLine } from '../../scripts/consumer/snippets.mjs';
 
 const DOC = [
   '# Title', // 1
@@ -44,5 +44,13 @@ describe('documentation blocks', () => {
     expect(text.trimEnd().endsWith('export {};')).toBe(true);
     expect(sourceLine(withPrelude, codeStart + 1)).toEqual({ prelude: false, line: 12 });
     expect(sourceLine(withPrelude, 1)).toEqual({ prelude: true, line: 10 });
+  });
+});
+
+describe('documentation config files', () => {
+  it('takes the yaml blocks that are a whole hyphae.yaml, and no other', () => {
+    const doc = ['```yaml', '# hyphae.yaml', 'profile: production', '```', '```yaml', 'tools: {}', '```'].join('\n');
+
+    expect(extractConfigs(doc)).toEqual([{ line: 2, text: '# hyphae.yaml\nprofile: production\n' }]);
   });
 });
