@@ -81,7 +81,9 @@ try {
     '',
     'What someone who runs `npm install hyphae` waits for before the first `npx hyphae demo` passes, per',
     'SQLite driver: `node:sqlite` needs no native build; `better-sqlite3` is compiled (or its prebuilt',
-    'binary downloaded) during the install. Timed once per route; the machine is shared (see the load).',
+    'binary downloaded) during the install; where the download cannot reach GitHub (as on the machine',
+    'below), the install waits for it to fail and then compiles with node-gyp. Timed once per route; the',
+    'machine is shared (see the load).',
     '',
     ...[...others, section].sort(),
   ].join('\n');
