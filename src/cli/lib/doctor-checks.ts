@@ -100,16 +100,19 @@ function describeStore(store: StoreSettings): string {
   return store.kind === 'sqlite' ? `sqlite ${store.path}` : store.kind;
 }
 
+/** A SQLite store's settings. */
+type SqliteStore = Extract<StoreSettings, { readonly kind: 'sqlite' }>;
+
 /**
  * Load the SQLite driver on an in-memory database with the store's settings, so a missing driver
  * is found before the file exists (the first real operation would be refused for it).
  *
  * @returns the error that stopped it, or undefined when the driver loads.
  */
-async function sqliteDriverError(store: StoreSettings, env: ConfigEnv, timeoutMs: number): Promise<unknown> {
+async function sqliteDriverError(store: SqliteStore, env: ConfigEnv, timeoutMs: number): Promise<unknown> {
   let storage: (Closable & { ensureSchema?: () => Promise<void> }) | undefined;
   try {
-    storage = await openLedgerStorage({ ...store, path: ':memory:' } as StoreSettings, env);
+    storage = await openLedgerStorage({ ...store, path: ':memory:' }, env);
     await withTimeout(storage.ensureSchema?.() ?? Promise.resolve(), timeoutMs);
     return undefined;
   } catch (error) {
@@ -120,12 +123,7 @@ async function sqliteDriverError(store: StoreSettings, env: ConfigEnv, timeoutMs
 }
 
 /** The item of a SQLite file that does not exist yet: it can be created, and the driver loads. */
-async function notCreatedYet(
-  name: string,
-  store: StoreSettings & { readonly path: string },
-  env: ConfigEnv,
-  timeoutMs: number,
-): Promise<DoctorItem> {
+async function notCreatedYet(name: string, store: SqliteStore, env: ConfigEnv, timeoutMs: number): Promise<DoctorItem> {
   if (!(await creatable(store.path))) {
     return {
       name,
