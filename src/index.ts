@@ -89,7 +89,7 @@ export {
 } from './boundary/standard-schema.js';
 export { type ParseToolArgs, parseJsonArgs, type ToolLookup } from './boundary/tool-execution.js';
 export { assertValid, validate, validateAsync } from './boundary/validate.js';
-export type { ConfiguredTask, HyphaeConfig } from './config/create-config.js';
+export type { ConfiguredTask, HyphaeConfig, Instrumented } from './config/create-config.js';
 export { ConfigError, type ConfigIssue } from './config/errors.js';
 export { type ConfigEvent, type ConfigSource, type LoadConfigOptions, loadConfig } from './config/load-config.js';
 export {
@@ -383,6 +383,7 @@ export {
   MIN_HMAC_KEY_BYTES,
   ReceiptAlgorithm,
   type ReceiptKey,
+  type ReceiptKeyObject,
   type ReceiptKeySettings,
   type ReceiptSigner,
 } from './ledger/receipts/signers.js';

@@ -92,9 +92,9 @@ export interface GuardRun {
    * the framework has no body for (refused as `unknown_tool`). A call id this run already checked
    * with the same arguments is a redispatch: its first fuse verdict stands and it is not counted twice.
    */
-  executeToolCall(
+  executeToolCall<A = unknown>(
     call: ToolCallInput,
-    execute: ToolExecutor | undefined,
+    execute: ToolExecutor<A> | undefined,
     options?: ExecuteToolCallOptions,
   ): Promise<ToolCallOutcome>;
   /**

@@ -3,6 +3,7 @@
  * The `hyphae` command line.
  */
 import { readFileSync } from 'node:fs';
+import { GuardError } from '../errors.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from './command.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
@@ -11,6 +12,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { receiptsCommand } from './commands/receipts.js';
 import { transitionsCommand } from './commands/transitions.js';
 import { verifyCommand } from './commands/verify.js';
+import { describeError } from './lib/describe-error.js';
 import { createOutput } from './output.js';
 
 /** Every command, in the order `hyphae help` lists them. */
@@ -93,7 +95,14 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    // A refusal of ours is said with its cause; anything else is a bug, shown with its stack.
+    const text =
+      error instanceof GuardError
+        ? describeError(error)
+        : error instanceof Error
+          ? (error.stack ?? error.message)
+          : String(error);
+    process.stderr.write(`${text}\n`);
     process.exitCode = 1;
   },
 );

@@ -47,6 +47,20 @@ export interface ConfigParts {
 /** A configured task: the body's signature, made async. */
 export type ConfiguredTask<A, R> = LedgeredFunction<A, R, TaskCallOptions>;
 
+/** A function `config.instrument` can wrap: one arguments object and, optionally, the call options. */
+export type InstrumentableFunction = (args: never, options: never) => unknown;
+
+/**
+ * What `config.instrument` returns: each function wrapped as a configured tool or task, taking its
+ * arguments and the call options (`toolCallId`, `requestId`, `scope`, `abortSignal`, and for a task
+ * `taskId`), async; every other entry as it was.
+ */
+export type Instrumented<T> = {
+  readonly [K in keyof T]: T[K] extends (args: infer A, ...rest: never[]) => infer R
+    ? (args: A, options?: TaskCallOptions) => Promise<Awaited<R>>
+    : T[K];
+};
+
 /** A loaded `hyphae.yaml`. */
 export interface HyphaeConfig {
   /** The config file (absolute), or undefined for text. */
@@ -71,10 +85,12 @@ export interface HyphaeConfig {
     overrides?: ToolOverrides,
   ): ConfiguredTask<A, Awaited<R>>;
   /**
-   * A new object in which every configured tool and task of `functions` is wrapped (configured
-   * functions become async); every other entry is copied untouched.
+   * A new object in which every function of `functions` is wrapped as the configured tool or task
+   * of its name (`sendEmail` finds `send_email` when only the snake_case name is configured); a
+   * function whose name matches no configured tool or task is refused (`config_unknown_name`), so
+   * a typo never leaves a tool unguarded. Entries that are not functions are copied untouched.
    */
-  instrument<T extends Readonly<Record<string, unknown>>>(functions: T): T;
+  instrument<T extends Readonly<Record<string, unknown>>>(functions: T): Instrumented<T>;
   /** Run an agent turn with the ledger scope, a session, the run's fuses and its snapshots set. */
   run<R>(scope: ConfigRunScope, fn: (run: ConfigRun) => R | Promise<R>): Promise<Awaited<R>>;
   /** Repair and validate a transcript, then check it against the history guard; returns a new array. */
@@ -91,6 +107,20 @@ function unknownName(kind: 'tool' | 'task', name: string, known: readonly string
   return new GuardError(
     'config_unknown_name',
     `${kind === 'tool' ? 'Tool' : 'Task'} \`${name}\` is not configured${hint === undefined ? '' : ` (did you mean \`${hint}\`?)`}; configured: ${list}`,
+  );
+}
+
+function unknownFunction(key: string, known: readonly string[]): GuardError {
+  const hint =
+    closest(key, known) ??
+    closest(
+      key.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`),
+      known,
+    );
+  const list = known.length === 0 ? 'none' : known.map((k) => `\`${k}\``).join(', ');
+  return new GuardError(
+    'config_unknown_name',
+    `\`config.instrument\` got the function \`${key}\`, which is no configured tool or task${hint === undefined ? '' : ` (did you mean \`${hint}\`?)`}; configured: ${list}. Pass only the functions to guard`,
   );
 }
 
@@ -170,16 +200,31 @@ export function createConfig(parts: ConfigParts): HyphaeConfig {
     return taskLedger.task(spec, fn);
   }
 
-  function instrument<T extends Readonly<Record<string, unknown>>>(functions: T): T {
+  const isTool = (name: string) => Object.hasOwn(settings.tools, name) || registry?.allowed.includes(name) === true;
+  const isTask = (name: string) => Object.hasOwn(settings.tasks, name);
+
+  /** The configured name a function's key stands for: itself, else its snake_case form. */
+  function configuredName(key: string): string | undefined {
+    if (isTool(key) || isTask(key)) return key;
+    const snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    return snake !== key && (isTool(snake) || isTask(snake)) ? snake : undefined;
+  }
+
+  function instrument<T extends Readonly<Record<string, unknown>>>(functions: T): Instrumented<T> {
     const out: Record<string, unknown> = {};
-    for (const [name, value] of Object.entries(functions)) {
-      const isTool = Object.hasOwn(settings.tools, name) || registry?.allowed.includes(name) === true;
-      if (typeof value === 'function' && isTool) out[name] = tool(name, value as ToolBody<unknown, unknown>);
-      else if (typeof value === 'function' && Object.hasOwn(settings.tasks, name))
-        out[name] = task(name, value as (args: unknown, options: TaskCallOptions) => unknown);
-      else out[name] = value;
+    for (const [key, value] of Object.entries(functions)) {
+      if (typeof value !== 'function') {
+        out[key] = value;
+        continue;
+      }
+      const name = configuredName(key);
+      if (name === undefined)
+        throw unknownFunction(key, [...Object.keys(settings.tools), ...Object.keys(settings.tasks)]);
+      out[key] = isTool(name)
+        ? tool(name, value as ToolBody<unknown, unknown>)
+        : task(name, value as (args: unknown, options: TaskCallOptions) => unknown);
     }
-    return out as T;
+    return out as Instrumented<T>;
   }
 
   async function run<R>(scope: ConfigRunScope, fn: (run: ConfigRun) => R | Promise<R>): Promise<Awaited<R>> {

@@ -5,7 +5,7 @@
  * The root entry should re-export exactly these names (path `./config/index.js`).
  */
 
-export type { ConfiguredTask, HyphaeConfig } from './create-config.js';
+export type { ConfiguredTask, HyphaeConfig, Instrumented } from './create-config.js';
 export { ConfigError, type ConfigIssue } from './errors.js';
 export { type ConfigEvent, type ConfigSource, type LoadConfigOptions, loadConfig } from './load-config.js';
 export {

@@ -169,7 +169,11 @@ async function openLedgers(
 ): Promise<{ ledger: Ledger | undefined; taskLedger: Ledger | undefined }> {
   const { transition, actionLedger, taskLedger } = settings;
   if (transition === undefined) return { ledger: undefined, taskLedger: undefined };
-  const base = ledgerOptions(transition, options);
+  const base = {
+    ...ledgerOptions(transition, options),
+    requestIdentity:
+      transition.requestIdentity ?? (settings.profile === 'production' ? 'require_explicit' : 'allow_derived'),
+  } as const;
   const receipts = opened.receipts === undefined ? {} : { receipts: opened.receipts };
   let ledger: Ledger | undefined;
   if (actionLedger !== undefined) {

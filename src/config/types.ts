@@ -58,6 +58,8 @@ export interface TransitionSettings {
   readonly pollTimeoutMs?: number;
   readonly reconcileTimeoutMs?: number;
   readonly deferReadOnlyUnknown: boolean;
+  /** A consequential call without a call id; unset: `require_explicit` in production, else `allow_derived`. */
+  readonly requestIdentity?: 'allow_derived' | 'require_explicit';
 }
 
 /** The `action_ledger` section. */

@@ -7,6 +7,7 @@ import { GuardError, LedgerHardBlockError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
 import { markerScope } from './boundary-markers.js';
 import { readCallArguments, readCallOptions } from './call-arguments.js';
+import { createCallIdentityCheck } from './call-identity.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
@@ -116,6 +117,7 @@ export function createLedger(given: LedgerOptions): Ledger {
     newOwner: () => `${ownerPrefix}#${++claims}`,
   });
   const defaultDrift = options.onArgsDrift ?? 'soft';
+  const checkCall = createCallIdentityCheck(options.requestIdentity, options.logger);
 
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
@@ -123,9 +125,11 @@ export function createLedger(given: LedgerOptions): Ledger {
       // a getter that throws): that refuses before any claim.
       let run: Promise<unknown>;
       try {
+        const context = runScope.get();
         const read = readCallOptions(spec.name, callOptions);
+        checkCall(spec, read, context);
         const call = readCallArguments(spec.name, () =>
-          prepareCall(spec, agentId, policyVersion, args, read, runScope.get()),
+          prepareCall(spec, agentId, policyVersion, args, read, context),
         );
         run = execute(ctx, call, body, callOptions);
       } catch (error) {

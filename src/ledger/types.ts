@@ -118,6 +118,13 @@ export interface LedgerOptions {
   readonly logger?: LedgerLogger;
   /** Default `'soft'`. */
   readonly onArgsDrift?: ArgsDriftPolicy;
+  /**
+   * A consequential tool (`keyed_mutate`, `non_idempotent_mutate`, `irreversible`, with `identity:
+   * 'call'`) called without a `toolCallId`, `requestId` or `ledger.run` dispatch id:
+   * `'allow_derived'` (default) keys it by its arguments and says so once per tool through
+   * `logger`; `'require_explicit'` refuses it (`missing_call_id`) before anything is claimed.
+   */
+  readonly requestIdentity?: 'allow_derived' | 'require_explicit';
   /** Raise `LedgerSoftBlockError` instead of retrying a read whose record is UNKNOWN or BLOCKED. */
   readonly deferReadOnlyUnknown?: boolean;
   /**

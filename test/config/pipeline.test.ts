@@ -183,7 +183,7 @@ describe('config.tool: the order fuses → validation → ledger → cache → b
 });
 
 describe('config.instrument and the registry', () => {
-  it('wraps configured tools and tasks into a new object and leaves the rest untouched', async () => {
+  it('wraps configured tools and tasks into a new object and copies entries that are not functions', async () => {
     const config = await load(
       ...MEMORY_LEDGER,
       'task_ledger: {}',
@@ -192,10 +192,9 @@ describe('config.instrument and the registry', () => {
       'tasks:',
       '  invoice: { id_from: [invoice_id] }',
     );
-    const helper = (x: number) => x * 2;
     const pay = async () => 'paid';
     const invoiceRuns: unknown[] = [];
-    const fns = { pay, invoice: async (args: { invoice_id: string }) => invoiceRuns.push(args), helper, version: 3 };
+    const fns = { pay, invoice: async (args: { invoice_id: string }) => invoiceRuns.push(args), version: 3 };
 
     const tools = config.instrument(fns);
     await config.run(scope, async () => {
@@ -206,9 +205,8 @@ describe('config.instrument and the registry', () => {
     expect(tools).not.toBe(fns);
     expect(fns.pay).toBe(pay);
     expect(tools.pay).not.toBe(pay);
-    expect(tools.helper).toBe(helper);
     expect(tools.version).toBe(3);
-    await expect(tools.pay()).resolves.toBe('paid');
+    await expect(tools.pay({}, { toolCallId: 'c1' })).resolves.toBe('paid');
     expect(invoiceRuns).toHaveLength(1);
     await config.close();
   });

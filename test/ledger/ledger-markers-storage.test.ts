@@ -59,7 +59,9 @@ describe('boundary markers outside a ledgered tool', () => {
       throw new Error('response lost');
     });
 
-    await ledger.run({ runId: 'r' }, () => expect(charge({ amount: 1 })).rejects.toThrow('response lost'));
+    await ledger.run({ runId: 'r' }, () =>
+      expect(charge({ amount: 1 }, { toolCallId: 'call_1' })).rejects.toThrow('response lost'),
+    );
 
     expect(await onlyRecord(ledger)).toMatchObject({ outcome: 'FAILED_AFTER_EFFECT', externalOperationRef: 'ch_1' });
     expect(logger.entries.filter((entry) => entry.level === 'warn')).toEqual([]);

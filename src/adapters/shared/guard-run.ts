@@ -14,7 +14,7 @@ import type { Ledger } from '../../ledger/types.js';
 import type { GuardRun, GuardRunOptions, ModelCallGate } from '../pipeline.js';
 import { type CallContext, executeToolCall } from './execute-tool-call.js';
 import type { ToolPlan } from './tool-plan.js';
-import { type GuardEvent, type GuardRefusal, RefusalStage } from './types.js';
+import { type GuardEvent, type GuardRefusal, RefusalStage, type ToolExecutor } from './types.js';
 
 /** What every run of a pipeline shares. */
 export interface PipelineContext {
@@ -101,7 +101,8 @@ export function createGuardRun(
       return stopped();
     },
     async executeToolCall(call, execute, callOptions = {}) {
-      const outcome = await executeToolCall(ctx, call, execute, callOptions);
+      // The body's declared arguments type is its author's claim; the pipeline passes what it validated.
+      const outcome = await executeToolCall(ctx, call, execute as ToolExecutor | undefined, callOptions);
       emit({
         type: 'tool_call',
         runId,

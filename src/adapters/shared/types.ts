@@ -29,8 +29,12 @@ export interface ToolExecutionContext {
   readonly scope: LedgerScope;
 }
 
-/** The framework's tool body; runs only when every guard let the call through. */
-export type ToolExecutor = (args: unknown, context: ToolExecutionContext) => unknown;
+/**
+ * The framework's tool body; runs only when every guard let the call through. `A` is the body's
+ * arguments type, as its author declares it: the pipeline checks it only against the tool's
+ * `schema`, so declare one for a body that relies on its arguments' shape.
+ */
+export type ToolExecutor<A = unknown> = (args: A, context: ToolExecutionContext) => unknown;
 
 /** Options of one {@link GuardRun.executeToolCall}. */
 export interface ExecuteToolCallOptions {

@@ -2,7 +2,7 @@
  * `hyphae demo`: the transition ledger's main job.
  */
 import { type Command, ExitCode, UsageError } from '../command.js';
-import { type DemoOptions, runDemo } from '../demo/run-demo.js';
+import { type DemoOptions, DemoStoreError, runDemo } from '../demo/run-demo.js';
 
 /** Demo options from its arguments. */
 export function parseDemoArgs(args: readonly string[]): DemoOptions {
@@ -40,9 +40,20 @@ Options:
   --redis URL       run on a shared Redis ledger (adds a two-process step)
   --postgres URL    run on a shared PostgreSQL ledger (adds a two-process step)
 
-Exit codes: 0 every step passed, 1 a step failed, 2 usage
+The embedded ledger needs a SQLite driver: Node's node:sqlite where the runtime has it, else
+better-sqlite3 (\`npm install better-sqlite3\`); --redis needs \`redis\`, --postgres needs \`pg\`.
+Without it the demo says so on one line and runs nothing.
+
+Exit codes: 0 every step passed, 1 a step failed or the store could not be opened, 2 usage
 `,
   async run(args, ctx) {
-    return (await runDemo(ctx.out, parseDemoArgs(args))) ? ExitCode.ok : ExitCode.failed;
+    const options = parseDemoArgs(args);
+    try {
+      return (await runDemo(ctx.out, options)) ? ExitCode.ok : ExitCode.failed;
+    } catch (error) {
+      if (!(error instanceof DemoStoreError)) throw error;
+      ctx.err.line(ctx.err.fail(error.message));
+      return ExitCode.failed;
+    }
   },
 };

@@ -19,12 +19,13 @@ import {
   stringOption,
 } from '../lib/parse-options.js';
 import { runMarkDead, runRelease } from '../lib/transition-actions.js';
-import { FILTER_OUTCOMES, findTransition, listTransitions } from '../lib/transition-queries.js';
+import { FILTER_OUTCOMES, listTransitions, lookupTransition } from '../lib/transition-queries.js';
 import { printRecord, printTable, recordJson } from '../lib/transition-view.js';
 
 const HELP = `Usage: hyphae transitions <subcommand> [options]
 
-Reads and resolves transitions in the ledger store the config names.
+Reads and resolves transitions in the ledger store the config names. list and show only read:
+they never create a store (a SQLite file that does not exist yet holds no transitions).
 
 Subcommands:
   list [--outcome O]... [--tool T] [--stuck] [--limit N] [--json]
@@ -32,7 +33,7 @@ Subcommands:
         FAILED_AFTER_EFFECT, UNKNOWN, BLOCKED or EXPIRED (IN_FLIGHT with its lease passed);
         --stuck shows what waits for an operator: UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT, EXPIRED
   show KEY [--json]
-        one transition, every field
+        one transition, every field; KEY may be a unique prefix of at least 4 hex digits
   release KEY (--completed [--result JSON] | --not-executed) --by WHO --reason WHY
         record what you verified with the provider: --completed stores the result and resolves
         the transition; --not-executed lets the next call run it exactly once more
@@ -131,9 +132,18 @@ async function list(parsed: ParsedOptions, ledgers: readonly TransitionReader[],
 
 async function show(parsed: ParsedOptions, ledgers: readonly TransitionReader[], ctx: CommandContext): Promise<number> {
   const key = oneKey('show', parsed);
-  const found = await findTransition(ledgers, key);
-  if (found === undefined) {
+  const found = await lookupTransition(ledgers, key);
+  if (found.kind === 'none') {
     ctx.err.line(`No transition \`${key}\``);
+    return ExitCode.failed;
+  }
+  if (found.kind === 'ambiguous') {
+    const shown = found.keys.slice(0, 10).map((candidate) => `  ${candidate}`);
+    const more = found.keys.length > 10 ? [`  … and ${found.keys.length - 10} more`] : [];
+    ctx.err.line(
+      `${ctx.err.fail('Refused')}: the key prefix \`${key}\` is ambiguous; it starts ${found.keys.length} transition keys:`,
+    );
+    for (const line of [...shown, ...more]) ctx.err.line(line);
     return ExitCode.failed;
   }
   const now = Date.now();

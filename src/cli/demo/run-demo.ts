@@ -6,7 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GuardError } from '../../errors.js';
 import { createLedger } from '../../ledger/create-ledger.js';
+import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import { describeError } from '../lib/describe-error.js';
 import type { Output } from '../output.js';
 import type { DemoContext, StepReport } from './demo-context.js';
 import { type DemoBackend, openDemoStorage } from './open-storage.js';
@@ -41,19 +44,54 @@ export interface DemoOptions {
   readonly backend?: Exclude<DemoBackend, { kind: 'sqlite' }>;
 }
 
+/** The demo's store could not be opened (a missing driver, a refused connection): nothing ran. */
+export class DemoStoreError extends Error {
+  override readonly name = 'DemoStoreError';
+}
+
 function describeBackend(backend: DemoBackend): string {
   return backend.kind === 'sqlite' ? `SQLite ${backend.path}` : `${backend.kind} ${backend.url}`;
 }
 
-/** Run every step; true when all passed. */
+/**
+ * Open the store and read from it once, so a missing driver or an unreachable server is found
+ * before the first step, as one error.
+ */
+async function openChecked(backend: DemoBackend): Promise<LedgerStorage> {
+  let storage: LedgerStorage | undefined;
+  try {
+    storage = await openDemoStorage(backend);
+    await storage.list({ limit: 1 });
+    return storage;
+  } catch (error) {
+    await storage?.close().catch(() => undefined);
+    // A missing package is said by its own message (which names the install command), once.
+    const said =
+      error instanceof GuardError && error.code === 'missing_peer_dependency' ? error.message : describeError(error);
+    throw new DemoStoreError(`The demo cannot open its ${backend.kind} ledger: ${said}`, { cause: error });
+  }
+}
+
+/**
+ * Run every step; true when all passed.
+ *
+ * @throws DemoStoreError when the store cannot be opened (the temp folder is removed first).
+ */
 export async function runDemo(out: Output, options: DemoOptions = {}): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-demo-'));
+  // Ctrl-C or a kill in the middle of a step skips the `finally` below: remove the folder then too.
+  const interrupted = (signal: NodeJS.Signals) => {
+    if (options.keep !== true) rmSync(dir, { recursive: true, force: true });
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const backend: DemoBackend = options.backend ?? { kind: 'sqlite', path: join(dir, 'ledger.db') };
   const steps = options.backend === undefined ? STEPS : [...STEPS, SHARED_STEP];
   let passed = 0;
   try {
     const ledger = createLedger({
-      storage: await openDemoStorage(backend),
+      storage: await openChecked(backend),
       agentId: 'demo-agent',
       policyVersion: 'demo-1',
       pollIntervalMs: 20,
@@ -76,7 +114,7 @@ export async function runDemo(out: Output, options: DemoOptions = {}): Promise<b
         try {
           report = await step.run(ctx);
         } catch (error) {
-          report = { pass: false, lines: [`step threw: ${error instanceof Error ? error.message : String(error)}`] };
+          report = { pass: false, lines: [`step failed with an error: ${describeError(error)}`] };
         }
         for (const line of report.lines) out.line(`   ${line}`);
         out.line(`   ${report.pass ? out.pass('PASS') : out.fail('FAIL')}`);
@@ -86,6 +124,8 @@ export async function runDemo(out: Output, options: DemoOptions = {}): Promise<b
       await ledger.close();
     }
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     if (options.keep === true) out.line(out.dim(`kept ${dir}`));
     else rmSync(dir, { recursive: true, force: true });
   }

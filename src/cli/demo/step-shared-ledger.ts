@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { DemoContext, StepReport } from './demo-context.js';
 import { backendArgs, type DemoBackend } from './open-storage.js';
 
-interface WorkerReport {
+/** What a worker process printed. */
+export interface WorkerReport {
   readonly ok: boolean;
   readonly ran: boolean;
   readonly result?: unknown;
@@ -56,15 +57,19 @@ export async function sharedLedgerWorkers(ctx: DemoContext): Promise<StepReport>
   ]);
   const executions = Number(a.ran) + Number(b.ran);
   const same = a.ok && b.ok && JSON.stringify(a.result) === JSON.stringify(b.result);
-  const describe = (name: string, r: WorkerReport) =>
-    `${name}: ${r.ran ? 'executed' : 'polled'} → ${r.ok ? JSON.stringify(r.result) : `${r.code ?? 'error'}: ${r.message ?? ''}`}`;
   return {
     pass: executions === 1 && same,
     lines: [
       `two worker processes dispatched ${toolCallId} on the shared ${backend.kind} ledger`,
-      describe('worker-a', a),
-      describe('worker-b', b),
+      describeWorker('worker-a', a),
+      describeWorker('worker-b', b),
       `executions: ${executions} (expected 1); same result: ${same ? 'yes' : 'no'}`,
     ],
   };
+}
+
+/** What one worker did: executed or polled when it got a result, failed (with the error) otherwise. */
+export function describeWorker(name: string, r: WorkerReport): string {
+  if (!r.ok) return `${name}: failed${r.ran ? ' after executing' : ''} → ${r.code ?? 'error'}: ${r.message ?? ''}`;
+  return `${name}: ${r.ran ? 'executed' : 'polled'} → ${JSON.stringify(r.result)}`;
 }

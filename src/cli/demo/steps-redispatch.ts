@@ -16,11 +16,14 @@ function subagent(counter: { runs: number }) {
   };
 }
 
-/** A framework that redispatches a call it thinks has stalled. */
-async function dispatchTwice<R>(call: () => Promise<R>): Promise<[R, R]> {
+/**
+ * A framework that redispatches a call it thinks has stalled. Both dispatches are awaited together
+ * from the start, so a first dispatch that fails before the redispatch is a rejection of this
+ * promise, never an unhandled one.
+ */
+export function dispatchTwice<R>(call: () => Promise<R>, afterMs: number = REDISPATCH_AFTER_MS): Promise<[R, R]> {
   const first = call();
-  await sleep(REDISPATCH_AFTER_MS);
-  const second = call();
+  const second = sleep(afterMs).then(call);
   return Promise.all([first, second]);
 }
 

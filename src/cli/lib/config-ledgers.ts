@@ -3,7 +3,7 @@
  * ledgers (with receipts) for operator actions, or just the stores for reading, which need no
  * signing key. A config that cannot load is reported, not thrown.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { HyphaeConfig } from '../../config/create-config.js';
 import { ConfigError } from '../../config/errors.js';
@@ -20,6 +20,25 @@ export const DEFAULT_CONFIG_FILE = 'hyphae.yaml';
 
 /** What reading transitions needs: a record by key, and pages of records. */
 export type TransitionReader = Pick<Ledger, 'get' | 'list'>;
+
+/** A store opened for reading. */
+export type ReadableStore = TransitionReader & Pick<LedgerStorage, 'close'>;
+
+/** A SQLite ledger file that does not exist yet holds no transitions; reading it must not create it. */
+const NOT_CREATED_YET: ReadableStore = Object.freeze({
+  get: async () => null,
+  list: async () => ({ records: [], nextCursor: null }),
+  close: async () => undefined,
+});
+
+async function missingFile(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
 
 /** Load the config, printing why it cannot be loaded; undefined then. */
 export async function loadCommandConfig(file: string, ctx: CommandContext): Promise<HyphaeConfig | undefined> {
@@ -43,14 +62,15 @@ export function ledgersOf(config: HyphaeConfig): Ledger[] {
 
 /**
  * Open the ledger stores the config names, for reading only: no receipt key is read and nothing is
- * written (unless `defaults` lets an empty store be initialised). Prints why and returns undefined
- * when the config or a store's environment is missing.
+ * written (unless `defaults` lets an empty store be initialised); a SQLite file that does not exist
+ * yet is read as empty, not created. Prints why and returns undefined when the config or a store's
+ * environment is missing.
  */
 export async function openLedgerStores(
   file: string,
   ctx: CommandContext,
   defaults: OpenStoreDefaults = {},
-): Promise<LedgerStorage[] | undefined> {
+): Promise<ReadableStore[] | undefined> {
   const path = resolve(ctx.cwd, file);
   let text: string;
   try {
@@ -68,11 +88,21 @@ export async function openLedgerStores(
     return undefined;
   }
   const stores = [settings.actionLedger?.store, settings.taskLedger?.store];
-  const storages: LedgerStorage[] = [];
+  const storages: ReadableStore[] = [];
   try {
     for (const store of stores) {
-      if (store !== undefined && store !== 'action_ledger')
+      if (store === undefined || store === 'action_ledger') continue;
+      // Reading never creates a file; initialising (`defaults.create`) does.
+      if (
+        defaults.create !== true &&
+        store.kind === 'sqlite' &&
+        store.path !== ':memory:' &&
+        (await missingFile(store.path))
+      ) {
+        storages.push(NOT_CREATED_YET);
+      } else {
         storages.push(await openLedgerStorage(store, ctx.env, defaults));
+      }
     }
   } catch (error) {
     await Promise.allSettled(storages.map((storage) => storage.close()));

@@ -139,6 +139,53 @@ function hazardFix(store: StoreSettings): string {
  * Open a ledger store, prepare its schema (SQL) or read from it (Redis), report its ledger id and
  * hazards, refuse what the profile refuses, and close it.
  */
+
+/** A SQLite store's settings. */
+type SqliteStore = Extract<StoreSettings, { readonly kind: 'sqlite' }>;
+
+/**
+ * Load the SQLite driver on an in-memory database with the store's settings, so a missing driver
+ * is found before the file exists (the first real operation would be refused for it).
+ *
+ * @returns the error that stopped it, or undefined when the driver loads.
+ */
+async function sqliteDriverError(store: SqliteStore, env: ConfigEnv, timeoutMs: number): Promise<unknown> {
+  let storage: (Closable & { ensureSchema?: () => Promise<void> }) | undefined;
+  try {
+    storage = await openLedgerStorage({ ...store, path: ':memory:' }, env);
+    await withTimeout(storage.ensureSchema?.() ?? Promise.resolve(), timeoutMs);
+    return undefined;
+  } catch (error) {
+    return error;
+  } finally {
+    await storage?.close().catch(() => undefined);
+  }
+}
+
+/** The item of a SQLite file that does not exist yet: it can be created, and the driver loads. */
+async function notCreatedYet(name: string, store: SqliteStore, env: ConfigEnv, timeoutMs: number): Promise<DoctorItem> {
+  if (!(await creatable(store.path))) {
+    return {
+      name,
+      ok: false,
+      detail: `sqlite ${store.path} cannot be created`,
+      fix: `make \`${dirname(store.path)}\` writable`,
+    };
+  }
+  const error = await sqliteDriverError(store, env, timeoutMs);
+  if (error === undefined)
+    return { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` };
+  const missing = error instanceof GuardError && error.code === 'missing_peer_dependency';
+  return {
+    name,
+    ok: false,
+    detail: `sqlite ${store.path} does not exist yet, and the SQLite driver does not load: ${message(error)}`,
+    fix: missing
+      ? `run ${/`npm install [^`]+`/.exec(message(error))?.[0] ?? 'the install command above'}`
+      : storeFix(store, error),
+  };
+}
+
 async function checkLedgerStore(
   name: string,
   section: LedgerSection,
@@ -160,14 +207,7 @@ async function checkLedgerStore(
     if (store.kind === 'memory')
       return { name, ok: true, detail: 'memory (nothing to connect to; lost with the process)' };
     if (store.kind === 'sqlite' && store.path !== ':memory:' && !(await exists(store.path))) {
-      return (await creatable(store.path))
-        ? { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` }
-        : {
-            name,
-            ok: false,
-            detail: `sqlite ${store.path} cannot be created`,
-            fix: `make \`${dirname(store.path)}\` writable`,
-          };
+      return notCreatedYet(name, store, env, timeoutMs);
     }
     await withTimeout(
       typeof open.ensureSchema === 'function' ? open.ensureSchema() : open.list({ limit: 1 }).then(() => undefined),
@@ -190,16 +230,7 @@ async function checkSnapshots(settings: ConfigSettings, timeoutMs: number): Prom
   const name = 'run snapshots';
   const store = snapshots.store;
   if (store.kind === 'memory') return { name, ok: true, detail: 'memory (lost with the process)' };
-  if (store.path !== ':memory:' && !(await exists(store.path))) {
-    return (await creatable(store.path))
-      ? { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` }
-      : {
-          name,
-          ok: false,
-          detail: `sqlite ${store.path} cannot be created`,
-          fix: `make \`${dirname(store.path)}\` writable`,
-        };
-  }
+  if (store.path !== ':memory:' && !(await exists(store.path))) return notCreatedYet(name, store, {}, timeoutMs);
   let storage: (Closable & { ensureSchema?: () => Promise<void> }) | undefined;
   try {
     storage = await openSnapshotStorage(snapshots);

@@ -3,6 +3,7 @@
  * so a store opened later with `create: false` (the production profile's default) finds its ledger.
  */
 
+import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { CommandContext } from '../command.js';
 import { ExitCode } from '../command.js';
 import { openLedgerStores } from './config-ledgers.js';
@@ -17,7 +18,8 @@ export async function initStores(file: string, ctx: CommandContext): Promise<Exi
   if (storages === undefined) return ExitCode.failed;
   let failed = 0;
   try {
-    for (const storage of storages) {
+    // With `create: true` every store is opened for real (none is a stand-in for a missing file).
+    for (const storage of storages as LedgerStorage[]) {
       const name = storage.capabilities.name;
       try {
         if (storage.identity !== undefined) {

@@ -65,6 +65,7 @@ transition:
   poll_timeout: 10m # how long a caller waits for another owner (never shorter than the lease)
   reconcile_timeout: 10s # a slower reconciler counts as UNKNOWN
   defer_read_only_unknown: false # true: raise instead of retrying a read met by UNKNOWN
+  # request_identity: require_explicit # refuse a consequential call without a call id (the production default)
 
 action_ledger:
   storage: sqlite # memory | sqlite | redis | postgres

@@ -71,6 +71,43 @@ export async function findTransition<L extends TransitionReader>(
   return undefined;
 }
 
+/** The shortest key prefix `transitions show` looks up (as git takes abbreviated hashes). */
+export const MIN_KEY_PREFIX = 4;
+
+/** What a key or a key prefix names: one transition, several (ambiguous), or none. */
+export type KeyLookup<L> =
+  | { readonly kind: 'found'; readonly ledger: L; readonly record: TransitionRecord }
+  | { readonly kind: 'ambiguous'; readonly keys: readonly string[] }
+  | { readonly kind: 'none' };
+
+/**
+ * The transition whose key is `key`, or whose key starts with `key` (at least
+ * {@link MIN_KEY_PREFIX} hex digits) when exactly one does. A prefix is matched by paging through
+ * the records, so it costs a scan of the stores.
+ */
+export async function lookupTransition<L extends TransitionReader>(
+  ledgers: readonly L[],
+  key: string,
+): Promise<KeyLookup<L>> {
+  const exact = await findTransition(ledgers, key);
+  if (exact !== undefined) return { kind: 'found', ...exact };
+  const prefix = key.toLowerCase();
+  if (prefix.length < MIN_KEY_PREFIX || prefix.length >= 64 || !/^[0-9a-f]+$/.test(prefix)) return { kind: 'none' };
+  const matches: { ledger: L; record: TransitionRecord }[] = [];
+  for (const ledger of ledgers) {
+    let cursor: string | null = null;
+    do {
+      const page = await ledger.list({ limit: 500, ...(cursor === null ? {} : { cursor }) });
+      for (const record of page.records) if (record.key.startsWith(prefix)) matches.push({ ledger, record });
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+  }
+  const [only] = matches;
+  if (only !== undefined && matches.length === 1) return { kind: 'found', ...only };
+  if (matches.length === 0) return { kind: 'none' };
+  return { kind: 'ambiguous', keys: matches.map((match) => match.record.key).sort() };
+}
+
 /** The IN_FLIGHT records held by `owner` (an owner id, one ledger's or a worker's; see `heldBy`). */
 export async function transitionsOwnedBy<L extends TransitionReader>(
   ledgers: readonly L[],

@@ -43,6 +43,12 @@ function transitionNode(): Node<TransitionSettings> {
           description: 'Raise instead of retrying a read whose record is UNKNOWN or BLOCKED (default `false`).',
         }),
       ),
+      request_identity: optional(
+        oneOf(['allow_derived', 'require_explicit'], {
+          description:
+            'A consequential tool called without a call id: `allow_derived` keys it by its arguments and logs it once, `require_explicit` refuses it (default `allow_derived`; `require_explicit` in production).',
+        }),
+      ),
     },
     { description: 'The transition ledger: the identity of the agent and the timing of claims.' },
   );
@@ -54,6 +60,7 @@ function transitionNode(): Node<TransitionSettings> {
     ...(raw.poll_timeout === undefined ? {} : { pollTimeoutMs: raw.poll_timeout }),
     ...(raw.reconcile_timeout === undefined ? {} : { reconcileTimeoutMs: raw.reconcile_timeout }),
     deferReadOnlyUnknown: raw.defer_read_only_unknown ?? false,
+    ...(raw.request_identity === undefined ? {} : { requestIdentity: raw.request_identity }),
   }));
 }
 

@@ -62,6 +62,7 @@ export {
   MIN_HMAC_KEY_BYTES,
   ReceiptAlgorithm,
   type ReceiptKey,
+  type ReceiptKeyObject,
   type ReceiptKeySettings,
   type ReceiptSigner,
 } from './signers.js';

@@ -7,7 +7,7 @@ import {
   createPrivateKey,
   createPublicKey,
   createSecretKey,
-  type KeyObject,
+  KeyObject,
   sign,
   timingSafeEqual,
   verify,
@@ -34,8 +34,20 @@ export interface ReceiptSigner extends ReceiptKey {
   sign(payload: string): string;
 }
 
+/**
+ * A `KeyObject` of `node:crypto`, as the published types name it: structural, so a consumer's
+ * type check needs no Node types (every `KeyObject` is one; at run time a real `KeyObject` is required).
+ */
+export interface ReceiptKeyObject {
+  readonly type: 'secret' | 'public' | 'private';
+  readonly asymmetricKeyType?: string | undefined;
+  readonly symmetricKeySize?: number | undefined;
+  /** The key as PEM or DER (`{ type: 'spki', format: 'pem' }` for an Ed25519 public key). */
+  export(options: { readonly type: string; readonly format: 'pem' | 'der' }): string | Uint8Array;
+}
+
 /** Key material: a string (UTF-8 secret, or PEM for Ed25519), bytes, or a `KeyObject`. */
-export type KeyInput = string | Uint8Array | KeyObject;
+export type KeyInput = string | Uint8Array | ReceiptKeyObject;
 
 /** The shortest HMAC secret accepted: 32 bytes, the output size of SHA-256. */
 export const MIN_HMAC_KEY_BYTES = 32;
@@ -48,9 +60,7 @@ function checkKeyId(keyId: unknown): string {
 }
 
 function isKeyObject(value: unknown): value is KeyObject {
-  return (
-    typeof value === 'object' && value !== null && typeof (value as KeyObject).type === 'string' && 'export' in value
-  );
+  return value instanceof KeyObject;
 }
 
 function secretKey(key: KeyInput, keyId: string): KeyObject {
@@ -115,9 +125,11 @@ function asymmetricKey(key: KeyInput, keyId: string, want: 'private' | 'public')
   try {
     if (isKeyObject(key)) {
       parsed = want === 'public' && key.type === 'private' ? createPublicKey(key) : key;
-    } else {
+    } else if (typeof key === 'string' || key instanceof Uint8Array) {
       const material = typeof key === 'string' ? key : Buffer.from(key);
       parsed = want === 'private' ? createPrivateKey(material) : createPublicKey(material);
+    } else {
+      throw new TypeError('a PEM string, bytes or a `KeyObject` of `node:crypto` was expected');
     }
   } catch (cause) {
     throw new ReceiptKeyError(`Ed25519 key \`${keyId}\` could not be read as a PEM ${want} key`, { cause });
@@ -152,7 +164,7 @@ function ed25519Verifier(publicKey: KeyObject) {
 export function createEd25519Signer(given: {
   readonly privateKey: KeyInput;
   readonly keyId: string;
-}): ReceiptSigner & { readonly publicKey: KeyObject } {
+}): ReceiptSigner & { readonly publicKey: ReceiptKeyObject } {
   const options = optionsOf('createEd25519Signer', given);
   const keyId = checkKeyId(options.keyId);
   const privateKey = asymmetricKey(options.privateKey, keyId, 'private');
