@@ -7,12 +7,20 @@ import { type Command, type CommandContext, ExitCode, UsageError } from './comma
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { initCommand } from './commands/init.js';
+import { mcpCommand } from './commands/mcp.js';
 import { receiptsCommand } from './commands/receipts.js';
 import { transitionsCommand } from './commands/transitions.js';
 import { createOutput } from './output.js';
 
 /** Every command, in the order `hyphae help` lists them. */
-const COMMANDS: readonly Command[] = [initCommand, demoCommand, transitionsCommand, receiptsCommand, doctorCommand];
+const COMMANDS: readonly Command[] = [
+  initCommand,
+  demoCommand,
+  transitionsCommand,
+  receiptsCommand,
+  doctorCommand,
+  mcpCommand,
+];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

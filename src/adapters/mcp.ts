@@ -1,0 +1,50 @@
+/**
+ * `hyphae/mcp`: guards for the Model Context Protocol — the guarding proxy that `hyphae mcp` runs
+ * (over any pair of transports), the guard of one upstream server's tools, and guards for servers
+ * and clients built with the SDK. The SDK is an optional peer; every type here is structural.
+ */
+
+export { IDEMPOTENCY_KEY_META, idempotencyKeyOf } from './mcp/call-identity.js';
+export type { Catalogue, CatalogueEntry, HiddenReason } from './mcp/catalogue.js';
+export {
+  createMcpGuard,
+  type McpAnswer,
+  type McpForward,
+  type McpGuard,
+  type McpGuardEvent,
+  type McpGuardOptions,
+  type McpToolCall,
+} from './mcp/create-mcp-guard.js';
+export { createMcpProxy, type McpProxy, type McpProxyOptions } from './mcp/create-mcp-proxy.js';
+export {
+  createPinStore,
+  definitionHash,
+  McpPinStoreError,
+  PIN_TOOL,
+  type PinStatus,
+  type PinStore,
+  type ToolPin,
+} from './mcp/pins.js';
+export {
+  DESTRUCTIVE_SCOPE,
+  type McpPolicy,
+  type McpSecretsAction,
+  type McpToolPolicy,
+  permissionsOf,
+  sideEffectClassOf,
+} from './mcp/policy.js';
+export { type SecretScan, scanSecrets } from './mcp/secrets.js';
+export { McpUpstreamError, REFUSAL_META, REPLAY_META } from './mcp/tool-results.js';
+export type {
+  JsonRpcErrorObject,
+  JsonRpcId,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  McpCallToolResult,
+  McpContent,
+  McpToolAnnotations,
+  McpToolDefinition,
+  McpTransport,
+} from './mcp/types.js';
+export * from './shared/pipeline-api.js';
