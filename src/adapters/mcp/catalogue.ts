@@ -73,14 +73,15 @@ function resultSchema(tool: McpToolDefinition): JsonSchemaObject | undefined {
   const output = tool.outputSchema;
   if (output === undefined) return undefined;
   const dialect = typeof output.$schema === 'string' ? { $schema: output.$schema } : {};
-  return {
-    ...dialect,
-    type: 'object',
-    anyOf: [
-      { properties: { isError: { const: true } }, required: ['isError'] },
-      { properties: { structuredContent: withoutDialect(output) }, required: ['structuredContent'] },
-    ],
-  } as JsonSchemaObject;
+  // `if`/`then`/`else` (not `anyOf`), so an issue names the field of `structuredContent` that broke.
+  // Built from entries: a literal `then` key reads as a thenable to the linter.
+  return Object.fromEntries([
+    ...Object.entries(dialect),
+    ['type', 'object'],
+    ['if', { properties: { isError: { const: true } }, required: ['isError'] }],
+    ['then', {}],
+    ['else', { properties: { structuredContent: withoutDialect(output) }, required: ['structuredContent'] }],
+  ]) as JsonSchemaObject;
 }
 
 function specOf(tool: McpToolDefinition, own: McpToolPolicy, sideEffectClass: SideEffectClass): GuardedToolSpec {
