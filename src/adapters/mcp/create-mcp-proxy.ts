@@ -99,8 +99,23 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
   }
 
-  function send(transport: McpTransport, message: JsonRpcMessage): void {
-    transport.send(message).catch(report);
+  // The client request each progress token belongs to: an HTTP client hears a notification on the
+  // stream of the request it relates to.
+  const progressOf = new Map<string, JsonRpcId>();
+
+  function send(transport: McpTransport, message: JsonRpcMessage, relatedRequestId?: JsonRpcId): void {
+    const sent =
+      relatedRequestId === undefined ? transport.send(message) : transport.send(message, { relatedRequestId });
+    sent.catch(report);
+  }
+
+  function trackProgress(request: JsonRpcRequest & { readonly id: JsonRpcId }): void {
+    const token = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    if (typeof token === 'string' || typeof token === 'number') progressOf.set(idKey(token), request.id);
+  }
+
+  function untrackProgress(clientId: JsonRpcId): void {
+    for (const [token, id] of progressOf) if (idKey(id) === idKey(clientId)) progressOf.delete(token);
   }
 
   function requestUpstream(method: string, params: Record<string, unknown>): Promise<JsonRpcResponse> {
@@ -138,6 +153,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const key = idKey(request.id);
     const entry: { readonly controller: AbortController; upId: number | undefined } = { controller, upId: undefined };
     calls.set(key, entry);
+    trackProgress(request);
     const forward = (args: unknown, signal: AbortSignal | undefined): Promise<McpCallToolResult> => {
       const id = nextUp++;
       entry.upId = id;
@@ -165,9 +181,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         forward,
       );
       // A cancelled request gets no response (MCP: the receiver of a cancellation does not answer).
-      if (!controller.signal.aborted) send(client, response(request.id, answer));
+      if (!controller.signal.aborted) send(client, response(request.id, answer), request.id);
     } finally {
       calls.delete(key);
+      untrackProgress(request.id);
     }
   }
 
@@ -175,6 +192,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const id = nextUp++;
     upPending.set(id, { kind: 'relay', id: request.id, method: request.method });
     upIdOf.set(idKey(request.id), id);
+    trackProgress(request);
     send(upstream, { ...request, id });
   }
 
@@ -225,6 +243,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   async function answerClient(pending: Pending & { kind: 'relay' }, message: JsonRpcResponse): Promise<void> {
     upIdOf.delete(idKey(pending.id));
+    untrackProgress(pending.id);
     let result = message.result;
     if (result !== undefined && pending.method === 'initialize') {
       const info = result.serverInfo as { name?: unknown } | undefined;
@@ -235,7 +254,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       await guard.observeTools(tools, 'merge');
       result = { ...result, tools: guard.visibleTools(tools) };
     }
-    send(client, { ...message, id: pending.id, ...(result === undefined ? {} : { result }) });
+    send(client, { ...message, id: pending.id, ...(result === undefined ? {} : { result }) }, pending.id);
   }
 
   function fromUpstream(message: JsonRpcMessage): void {
@@ -254,7 +273,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
           if (mapped !== undefined) send(client, { ...message, params: { ...message.params, requestId: mapped[0] } });
           return;
         }
-        send(client, message);
+        const token = message.method === 'notifications/progress' ? message.params?.progressToken : undefined;
+        const related =
+          typeof token === 'string' || typeof token === 'number' ? progressOf.get(idKey(token)) : undefined;
+        send(client, message, related);
         return;
       }
       const id = nextDown++;
