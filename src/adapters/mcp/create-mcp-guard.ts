@@ -6,11 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { systemClock } from '../../core/clock.js';
+import { fingerprint } from '../../core/fingerprint.js';
 import type { LoopFuseOptions } from '../../fuses/loop.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import type { Ledger } from '../../ledger/types.js';
 import { createGuardPipeline, type GuardEvent, type GuardRun } from '../pipeline.js';
-import { callTicket } from './call-identity.js';
+import { decideApproval, type McpElicit } from './approvals.js';
+import { callTicket, idempotencyKeyOf } from './call-identity.js';
 import { type Catalogue, createCatalogue } from './catalogue.js';
 import { createPinStore, type PinStore } from './pins.js';
 import type { McpPolicy, McpSecretsAction } from './policy.js';
@@ -58,6 +60,8 @@ export interface McpToolCall {
   readonly rpcId: JsonRpcId;
   /** Aborted when the client cancels the call. */
   readonly signal?: AbortSignal;
+  /** Ask the client's user (when the client supports elicitation), for tools that need approval. */
+  readonly elicit?: McpElicit;
 }
 
 /** Send a call upstream: resolves with its result, throws `McpUpstreamError` for a JSON-RPC error. */
@@ -175,6 +179,22 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     } catch {
       const message = `The call to \`${name}\` was NOT executed: the record that keeps it from running twice could not be read. Try again later`;
       return { result: refusalResult(message, 'ledger_storage_unavailable', 'ledger') };
+    }
+    if (entry?.policy.approval === 'required') {
+      let decision: Awaited<ReturnType<typeof decideApproval>>;
+      try {
+        // Keyed by the exact intent (no window): approving a call approves those arguments.
+        const key = idempotencyKeyOf(call.meta);
+        const intent = key === undefined ? `intent:${fingerprint([name, args])}` : `key:${key}`;
+        decision = await decideApproval(
+          { storage: ledger?.storage, agentId: ledger?.agentId ?? '', scope, now: () => clock.now() },
+          { name, args, ticket: intent, elicit: call.elicit },
+        );
+      } catch {
+        const message = `The call to \`${name}\` was NOT executed: its approval could not be read. Try again later`;
+        return { result: refusalResult(message, 'ledger_storage_unavailable', 'approval') };
+      }
+      if (decision.status === 'answered') return { result: decision.result };
     }
     const execute = async (checked: unknown, context: { readonly abortSignal: AbortSignal | undefined }) => {
       const send = (): Promise<McpCallToolResult> => forward(checked, context.abortSignal);

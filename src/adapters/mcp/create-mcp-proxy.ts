@@ -84,6 +84,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const calls = new Map<string, { readonly controller: AbortController; upId: number | undefined }>();
   let nextUp = 1;
   let nextDown = 1;
+  // Whether the client said it can ask its user (`capabilities.elicitation` in `initialize`).
+  let clientElicits = false;
   let refreshing: Promise<void> = Promise.resolve();
   let closing: Promise<void> | undefined;
   let markClosed: () => void = () => {};
@@ -124,6 +126,23 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       upPending.set(id, { kind: 'own', resolve });
       send(upstream, { jsonrpc: '2.0', id, method, params });
     });
+  }
+
+  /** Ask the client's user, on the stream of the call that needs it. */
+  function elicitFor(relatedId: JsonRpcId) {
+    return (params: Readonly<Record<string, unknown>>): Promise<unknown> => {
+      const id = nextDown++;
+      return new Promise((resolve, reject) => {
+        downPending.set(id, {
+          kind: 'own',
+          resolve: (message) => {
+            if (message.error !== undefined) reject(new Error(message.error.message));
+            else resolve(message.result);
+          },
+        });
+        send(client, { jsonrpc: '2.0', id, method: 'elicitation/create', params }, relatedId);
+      });
+    };
   }
 
   /** The proxy's own full listing of the upstream tools (all pages). */
@@ -177,7 +196,14 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       // A call made before the first listing finished is judged against that listing.
       await refreshing;
       const answer = await guard.callTool(
-        { name, args: params.arguments ?? {}, meta: params._meta, rpcId: request.id, signal: controller.signal },
+        {
+          name,
+          args: params.arguments ?? {},
+          meta: params._meta,
+          rpcId: request.id,
+          signal: controller.signal,
+          ...(clientElicits ? { elicit: elicitFor(request.id) } : {}),
+        },
         forward,
       );
       // A cancelled request gets no response (MCP: the receiver of a cancellation does not answer).
@@ -224,6 +250,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         return;
       }
       const request = message as JsonRpcRequest & { readonly id: JsonRpcId };
+      if (request.method === 'initialize') {
+        const capabilities = request.params?.capabilities as { elicitation?: unknown } | undefined;
+        clientElicits = capabilities?.elicitation !== undefined && capabilities.elicitation !== null;
+      }
       if (request.method === 'tools/call') {
         guardCall(request).catch(report);
         return;
