@@ -4,6 +4,7 @@
  * and clients built with the SDK. The SDK is an optional peer; every type here is structural.
  */
 
+export { APPROVAL_TOOL, approvalKey, type McpElicit } from './mcp/approvals.js';
 export { IDEMPOTENCY_KEY_META, idempotencyKeyOf } from './mcp/call-identity.js';
 export type { Catalogue, CatalogueEntry, HiddenReason } from './mcp/catalogue.js';
 export {
@@ -16,6 +17,15 @@ export {
   type McpToolCall,
 } from './mcp/create-mcp-guard.js';
 export { createMcpProxy, type McpProxy, type McpProxyOptions } from './mcp/create-mcp-proxy.js';
+export { type GuardedClient, guardClient, type ToolCallingClient } from './mcp/guard-client.js';
+export {
+  type GuardedServerTools,
+  guardServerTools,
+  type ServerToolConfig,
+  type ServerToolExtra,
+  type ServerToolHandler,
+  type ToolRegisteringServer,
+} from './mcp/guard-server-tools.js';
 export {
   createPinStore,
   definitionHash,
