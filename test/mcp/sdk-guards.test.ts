@@ -7,7 +7,13 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { guardClient, guardServerTools, type McpPolicy } from '../../src/adapters/mcp.js';
+import {
+  guardClient,
+  guardServerTools,
+  type McpPolicy,
+  type ServerToolConfig,
+  type ServerToolHandler,
+} from '../../src/adapters/mcp.js';
 import { createLedger } from '../../src/ledger/create-ledger.js';
 import { createMemoryStorage } from '../../src/storage/memory.js';
 
@@ -21,7 +27,10 @@ function ledger() {
 function paymentServer(policy: McpPolicy | undefined) {
   const server = new McpServer({ name: 'payments', version: '1.0.0' });
   const effects: string[] = [];
-  const register = policy === undefined ? server : guardServerTools(server, { ledger: ledger(), policy });
+  const guarded = policy === undefined ? undefined : guardServerTools(server, { ledger: ledger(), policy });
+  type Register = (name: string, config: ServerToolConfig, handler: ServerToolHandler) => unknown;
+  const plain = server.registerTool.bind(server) as unknown as Register;
+  const register = { registerTool: guarded === undefined ? plain : (guarded.registerTool as Register) };
   register.registerTool('pay', { inputSchema: { amount: z.number() } }, async ({ amount }: { amount: number }) => {
     effects.push(`paid ${amount}`);
     return { content: [{ type: 'text' as const, text: `paid ${amount} #${effects.length}` }] };

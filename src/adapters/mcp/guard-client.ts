@@ -10,7 +10,7 @@ import type { JsonRpcErrorObject, McpCallToolResult, McpToolDefinition } from '.
 export interface ToolCallingClient {
   listTools(params?: {
     readonly cursor?: string;
-  }): Promise<{ readonly tools: readonly unknown[]; readonly nextCursor?: string }>;
+  }): Promise<{ readonly tools: readonly unknown[]; readonly nextCursor?: string | undefined }>;
   callTool(
     params: {
       readonly name: string;
