@@ -208,6 +208,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       );
       // A cancelled request gets no response (MCP: the receiver of a cancellation does not answer).
       if (!controller.signal.aborted) send(client, response(request.id, answer), request.id);
+    } catch (error) {
+      // The guard never throws; should it, the client still gets an answer that stops a blind retry.
+      report(error);
+      const text = `The call to \`${name}\` did not complete: the proxy failed. Do not retry it; tell the user`;
+      send(client, response(request.id, { result: { content: [{ type: 'text', text }], isError: true } }), request.id);
     } finally {
       calls.delete(key);
       untrackProgress(request.id);
