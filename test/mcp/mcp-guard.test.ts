@@ -102,4 +102,22 @@ describe('createMcpGuard', () => {
     expect('result' in fine && fine.result.structuredContent).toEqual({ meters: 3 });
     expect('result' in failed && failed.result.content).toEqual([{ type: 'text', text: 'sensor down' }]);
   });
+
+  it('stops the session once its tool-call budget is spent', async () => {
+    const { guard, forward, sent } = setup({ budget: { maxUsd: 1 }, tools: { pay: { costUsd: 0.4 } } });
+    await guard.observeTools([PAY], 'replace');
+    const pay = (amount: number) => guard.callTool({ name: 'pay', args: { amount }, rpcId: amount }, forward);
+
+    await pay(1);
+    await pay(2);
+    const third = await pay(3);
+    const cheaper = await guard.callTool({ name: 'pay', args: { amount: 4 }, rpcId: 4 }, forward);
+
+    expect(sent()).toBe(2);
+    expect('result' in third && third.result._meta?.['io.hyphae/refusal']).toEqual({
+      code: 'budget_usd_exceeded',
+      stage: 'fuses',
+    });
+    expect('result' in cheaper && cheaper.result.isError).toBe(true);
+  });
 });

@@ -104,6 +104,15 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   // The client request each progress token belongs to: an HTTP client hears a notification on the
   // stream of the request it relates to.
   const progressOf = new Map<string, JsonRpcId>();
+  // Requests whose progress was relayed: their response waits one turn of the event loop, because
+  // the SDK's client handles a notification a microtask late and drops the last progress of a
+  // request whose response it reads in the same chunk.
+  const progressed = new Set<string>();
+
+  async function afterProgress(clientId: JsonRpcId): Promise<void> {
+    if (!progressed.delete(idKey(clientId))) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 
   function send(transport: McpTransport, message: JsonRpcMessage, relatedRequestId?: JsonRpcId): void {
     const sent =
@@ -206,6 +215,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         },
         forward,
       );
+      await afterProgress(request.id);
       // A cancelled request gets no response (MCP: the receiver of a cancellation does not answer).
       if (!controller.signal.aborted) send(client, response(request.id, answer), request.id);
     } catch (error) {
@@ -289,6 +299,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       await guard.observeTools(tools, 'merge');
       result = { ...result, tools: guard.visibleTools(tools) };
     }
+    await afterProgress(pending.id);
     send(client, { ...message, id: pending.id, ...(result === undefined ? {} : { result }) }, pending.id);
   }
 
@@ -311,6 +322,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         const token = message.method === 'notifications/progress' ? message.params?.progressToken : undefined;
         const related =
           typeof token === 'string' || typeof token === 'number' ? progressOf.get(idKey(token)) : undefined;
+        if (related !== undefined) progressed.add(idKey(related));
         send(client, message, related);
         return;
       }
