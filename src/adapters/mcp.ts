@@ -6,7 +6,7 @@
 
 export { APPROVAL_TOOL, approvalKey, type McpElicit } from './mcp/approvals.js';
 export { IDEMPOTENCY_KEY_META, idempotencyKeyOf } from './mcp/call-identity.js';
-export type { Catalogue, CatalogueEntry, HiddenReason } from './mcp/catalogue.js';
+export { type Catalogue, type CatalogueEntry, type HiddenReason, McpToolHiddenError } from './mcp/catalogue.js';
 export {
   createMcpGuard,
   type McpAnswer,

@@ -76,6 +76,10 @@ describe('createMcpGuard', () => {
     const answer = await guard.callTool({ name: 'delete_everything', args: {}, rpcId: 1 }, forward);
 
     expect('result' in answer && answer.result.isError).toBe(true);
+    expect('result' in answer && answer.result._meta?.['io.hyphae/refusal']).toEqual({
+      code: 'mcp_tool_unlisted',
+      stage: 'registry',
+    });
     expect(sent()).toBe(0);
   });
 

@@ -35,7 +35,7 @@ describe('tool pinning', () => {
     expect(await names()).not.toContain('forecast');
     expect(await names()).toContain('echo');
     expect(quarantined.isError).toBe(true);
-    expect(refusalCode(quarantined)).toBe('tool_registry_not_allowed');
+    expect(refusalCode(quarantined)).toBe('mcp_tool_quarantined');
     expect(textOf(quarantined)).toContain('NOT executed');
     expect(stderr()).toContain('`forecast`');
 
@@ -82,6 +82,7 @@ describe('tool pinning', () => {
     expect(corrupted).toBeGreaterThan(0);
     expect(listed.tools).toEqual([]);
     expect(echo.isError).toBe(true);
+    expect(refusalCode(echo)).toBe('mcp_tool_pin_store_unavailable');
     expect(textOf(echo)).toContain('NOT executed');
   });
 });

@@ -116,7 +116,7 @@ describe('hyphae mcp over stdio', () => {
     expect(listed.tools.map((tool) => tool.name)).toEqual(['echo']);
     expect(pay.isError).toBe(true);
     expect(textOf(pay)).toContain('NOT executed');
-    expect(refusalCode(pay)).toBe('tool_registry_not_allowed');
+    expect(refusalCode(pay)).toBe('mcp_tool_not_allowed');
     expect(linesOf(effects)).toEqual([]);
   });
 });

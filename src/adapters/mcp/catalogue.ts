@@ -4,9 +4,9 @@
  * catalogue is refused; when the pin store cannot be read, every tool is.
  */
 import { detectSchemaKind } from '../../boundary/compile-schema.js';
-import { ToolRegistryError } from '../../boundary/errors.js';
 import { fieldSpecToJsonSchema, type JsonSchemaObject } from '../../boundary/field-spec.js';
 import type { FieldSpec } from '../../boundary/field-spec-types.js';
+import { GuardError } from '../../errors.js';
 import type { SideEffectClass } from '../../ledger/envelope.js';
 import { compileToolPlan, type GuardedToolSpec } from '../shared/tool-plan.js';
 import type { PinStore } from './pins.js';
@@ -15,6 +15,27 @@ import type { McpToolDefinition } from './types.js';
 
 /** Why a listed tool is not usable. */
 export type HiddenReason = 'not_allowed' | 'quarantined' | 'invalid_schema' | 'pin_store_unavailable';
+
+/**
+ * A tool the client may not call: code `mcp_tool_<reason>` — `not_allowed` (outside `mcp.allow`),
+ * `quarantined` (its definition changed), `invalid_schema`, `pin_store_unavailable`, or `unlisted`
+ * (the server does not list it).
+ */
+export class McpToolHiddenError extends GuardError {
+  readonly tool: string;
+  readonly reason: HiddenReason | 'unlisted';
+  /** The tools the client may use. */
+  readonly usable: readonly string[];
+
+  constructor(tool: string, reason: HiddenReason | 'unlisted', detail: string, usable: readonly string[]) {
+    super(`mcp_tool_${reason}`, `Tool \`${tool}\` is not usable through this proxy: ${detail}`, {
+      llmMessage: `The call to \`${tool}\` was NOT executed: \`${tool}\` is not a tool you may use. Do not retry it; use one of the tools you were given`,
+    });
+    this.tool = tool;
+    this.reason = reason;
+    this.usable = usable;
+  }
+}
 
 /** One listed tool and what the guards make of it. */
 export interface CatalogueEntry {
@@ -97,16 +118,6 @@ function specOf(tool: McpToolDefinition, own: McpToolPolicy, sideEffectClass: Si
   };
 }
 
-function notAllowed(name: string, allowed: readonly string[], detail: string | null): ToolRegistryError {
-  return new ToolRegistryError(
-    'not_allowed',
-    name,
-    allowed,
-    `Tool \`${name}\` is not usable through this proxy${detail === null ? '' : `: ${detail}`}`,
-    `The call to \`${name}\` was NOT executed: \`${name}\` is not a tool you may use. Do not retry it; use one of the tools you were given`,
-  );
-}
-
 /** A catalogue under `policy`; with `pins`, every definition is checked against its pin. */
 export function createCatalogue(options: {
   readonly policy: McpPolicy;
@@ -172,10 +183,10 @@ export function createCatalogue(options: {
     assertAllowed(name) {
       const usable =
         closedBy === null ? [...entries.values()].filter((e) => e.hidden === null).map((e) => e.definition.name) : [];
-      if (closedBy !== null) throw notAllowed(name, usable, closedBy);
+      if (closedBy !== null) throw new McpToolHiddenError(name, 'pin_store_unavailable', closedBy, usable);
       const entry = entries.get(name);
-      if (entry === undefined) throw notAllowed(name, usable, 'the server does not list it');
-      if (entry.hidden !== null) throw notAllowed(name, usable, entry.detail);
+      if (entry === undefined) throw new McpToolHiddenError(name, 'unlisted', 'the server does not list it', usable);
+      if (entry.hidden !== null) throw new McpToolHiddenError(name, entry.hidden, entry.detail ?? entry.hidden, usable);
     },
     failClosed(detail) {
       closedBy = detail;
