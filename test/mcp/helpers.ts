@@ -43,6 +43,8 @@ export function useTempDirs(): () => string {
 export interface ProxiedClient {
   readonly client: Client;
   readonly stderr: () => string;
+  /** The pid of the proxy process. */
+  readonly pid: number | null;
   close(): Promise<void>;
 }
 
@@ -92,7 +94,7 @@ export async function connectProxy(
   });
   const client = new Client({ name: 'hyphae-test-client', version: '1.0.0' });
   await client.connect(transport);
-  const proxied: ProxiedClient = { client, stderr: () => stderr, close: () => client.close() };
+  const proxied: ProxiedClient = { client, stderr: () => stderr, pid: transport.pid, close: () => client.close() };
   clients.push(proxied);
   return proxied;
 }

@@ -30,6 +30,7 @@ function rawSession(dir: string, config: string) {
     waiting.get(JSON.stringify(message.id))?.(message);
   });
   return {
+    child,
     request(id: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
       return new Promise((resolve) => {
         waiting.set(JSON.stringify(id), resolve);
@@ -61,6 +62,26 @@ describe('protocol revisions through hyphae mcp', () => {
       expect(echo).toMatchObject({ id: 'call-1', result: { content: [{ type: 'text', text: revision }] } });
       expect(pay).toMatchObject({ id: 'call-2', result: { isError: true } });
       expect(pay.error).toBeUndefined();
+    });
+  }
+
+  for (const how of ['closes its stdin', 'sends SIGTERM'] as const) {
+    it(`exits cleanly when the client ${how}`, async () => {
+      const dir = tempDir();
+      const session = rawSession(dir, writeConfig(dir, ...SQLITE_LEDGER));
+      await session.request('init-1', 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      });
+      const exited = new Promise<[number | null, string | null]>((resolve) => {
+        session.child.once('exit', (code, signal) => resolve([code, signal]));
+      });
+
+      if (how === 'closes its stdin') session.child.stdin.end();
+      else session.child.kill('SIGTERM');
+
+      expect(await exited).toEqual([0, null]);
     });
   }
 });

@@ -342,7 +342,9 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   }
 
   function close(): Promise<void> {
-    closing ??= (async () => {
+    // Deferred a microtask: a transport calls `onclose` (and so `close`) from inside its own
+    // `close()`, which must find `closing` already set.
+    closing ??= Promise.resolve().then(async () => {
       const gone: JsonRpcErrorObject = { code: -32000, message: 'The upstream connection closed' };
       for (const [id, pending] of upPending) {
         if (pending.kind === 'own') pending.resolve({ jsonrpc: '2.0', id, error: gone });
@@ -351,7 +353,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       for (const call of calls.values()) call.controller.abort(new Error('The proxy closed'));
       await Promise.allSettled([client.close(), upstream.close()]);
       markClosed();
-    })();
+    });
     return closing;
   }
 
