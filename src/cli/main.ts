@@ -65,7 +65,9 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`Unknown command \`${name}\`\n\n${usage()}`);
     return ExitCode.usage;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // After `--` the arguments belong to another program (`hyphae mcp -- server --help`).
+  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (own.includes('--help') || own.includes('-h')) {
     process.stdout.write(command.help);
     return ExitCode.ok;
   }

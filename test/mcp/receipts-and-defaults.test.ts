@@ -39,7 +39,8 @@ describe('receipts and defaults of hyphae mcp', () => {
   it('runs without a config on the safe defaults: reads pass, writes are refused', async () => {
     const dir = tempDir();
     const effects = join(dir, 'effects.txt');
-    const { client, stderr } = await connectProxy(dir, SERVERS.test, { env: { EFFECTS_FILE: effects } });
+    // `--help` after `--` is the server's argument, not a request for hyphae's help.
+    const { client, stderr } = await connectProxy(dir, [...SERVERS.test, '--help'], { env: { EFFECTS_FILE: effects } });
 
     const echo = await client.callTool({ name: 'echo', arguments: { text: 'no config' } });
     const pay = await client.callTool({ name: 'pay', arguments: { amount: 1, to: 'x' } });
