@@ -85,4 +85,21 @@ describe('hyphae mcp over Streamable HTTP', () => {
     expect(write.isError).toBe(true);
     expect(textOf(write)).toContain('NOT executed');
   });
+
+  it('sends `--header` to an HTTP upstream (here a second proxy that needs a bearer token)', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, ...SQLITE_LEDGER);
+    const { url } = await listenProxy(dir, ['-c', config, '--listen', '127.0.0.1:0', '--', ...SERVERS.test], {
+      HYPHAE_MCP_TOKEN: 'inner-secret',
+    });
+    const outerDir = tempDir();
+    const { client } = await connectProxy(outerDir, [], {
+      config: writeConfig(outerDir, ...SQLITE_LEDGER),
+      args: ['--url', url.href, '--header', 'Authorization: Bearer inner-secret'],
+    });
+
+    const echo = await client.callTool({ name: 'echo', arguments: { text: 'two proxies' } });
+
+    expect(textOf(echo)).toBe('two proxies');
+  });
 });
