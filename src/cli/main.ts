@@ -8,6 +8,7 @@ import { type Command, type CommandContext, ExitCode, UsageError } from './comma
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { initCommand } from './commands/init.js';
+import { mcpCommand } from './commands/mcp.js';
 import { migrateCommand } from './commands/migrate.js';
 import { receiptsCommand } from './commands/receipts.js';
 import { transitionsCommand } from './commands/transitions.js';
@@ -22,6 +23,7 @@ const COMMANDS: readonly Command[] = [
   transitionsCommand,
   receiptsCommand,
   doctorCommand,
+  mcpCommand,
   migrateCommand,
   verifyCommand,
 ];
@@ -69,7 +71,9 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`Unknown command \`${name}\`\n\n${usage()}`);
     return ExitCode.usage;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
+  // After `--` the arguments belong to another program (`hyphae mcp -- server --help`).
+  const own = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+  if (own.includes('--help') || own.includes('-h')) {
     process.stdout.write(command.help);
     return ExitCode.ok;
   }

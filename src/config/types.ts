@@ -204,6 +204,36 @@ export interface TranscriptSettings {
   readonly format?: TranscriptFormat;
 }
 
+/** What a credential found in a call's arguments or result does: refuse the call, redact the value, or nothing. */
+export type McpSecretsAction = 'refuse' | 'redact' | 'off';
+
+/** `mcp.tools.<name>`: overrides of what an upstream tool's annotations say, and its guards. */
+export interface McpToolSettings {
+  readonly sideEffectClass?: SideEffectClass;
+  readonly permissions?: readonly string[];
+  /** A field spec or JSON Schema checked in addition to the server's `inputSchema`. */
+  readonly schema?: Readonly<Record<string, unknown>>;
+  /** Absolute roots. */
+  readonly allowedPaths?: readonly string[];
+  readonly pathParams?: readonly string[];
+  readonly secrets?: McpSecretsAction;
+  readonly approval?: 'required' | 'none';
+  readonly costUsd?: number;
+}
+
+/** The `mcp` section: the policy of the guarding MCP proxy. */
+export interface McpSettings {
+  readonly principal: string;
+  readonly session: string;
+  /** The visible tools; absent: every tool the server lists. */
+  readonly allow?: readonly string[];
+  readonly retryWindowMs: number;
+  readonly pinning: boolean;
+  readonly secrets: McpSecretsAction;
+  readonly budget: { readonly maxCalls?: number; readonly maxUsd?: number };
+  readonly tools: Readonly<Record<string, McpToolSettings>>;
+}
+
 /** A whole `hyphae.yaml`, checked and parsed. */
 export interface ConfigSettings {
   readonly profile: ConfigProfile;
@@ -219,4 +249,5 @@ export interface ConfigSettings {
   readonly fuses?: FusesSettings;
   readonly historyGuard?: HistoryGuardSettings;
   readonly transcript?: TranscriptSettings;
+  readonly mcp?: McpSettings;
 }

@@ -6,6 +6,7 @@ import type { ConfigSettings, TransitionSettings } from '../types.js';
 import { duration, NAME_PATTERN } from './common-nodes.js';
 import { object, record, union } from './composite-nodes.js';
 import { fusesNode, historyGuardNode, receiptsNode, registryNode, runnerNode, transcriptNode } from './guard-nodes.js';
+import { mcpNode } from './mcp-node.js';
 import { boolean, type JsonSchema, map, type Node, number, oneOf, optional, string } from './nodes.js';
 import { actionLedgerNode, runSnapshotsNode, taskLedgerNode } from './store-nodes.js';
 import { taskNode, toolNode } from './tool-nodes.js';
@@ -90,6 +91,7 @@ function buildConfigNode(): Node<ConfigSettings> {
       fuses: optional(fusesNode()),
       history_guard: optional(historyGuardNode()),
       transcript: optional(transcriptNode()),
+      mcp: optional(mcpNode()),
     },
     { description: 'hyphae configuration.' },
   );
@@ -117,6 +119,7 @@ function buildConfigNode(): Node<ConfigSettings> {
       ...(raw.fuses === undefined ? {} : { fuses: raw.fuses }),
       ...(raw.history_guard === undefined ? {} : { historyGuard: raw.history_guard }),
       ...(raw.transcript === undefined ? {} : { transcript: raw.transcript }),
+      ...(raw.mcp === undefined ? {} : { mcp: raw.mcp }),
     };
   });
 }

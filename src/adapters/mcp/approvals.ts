@@ -1,0 +1,139 @@
+/**
+ * Human approval of a tool marked `approval: required`. A client that supports elicitation asks its
+ * user (`elicitation/create`); otherwise the call is held as a BLOCKED transition (tool
+ * `mcp.approval`) that an operator resolves with `hyphae transitions release`: `--not-executed`
+ * approves it (the next call with the same intent runs), `--completed --result …` answers it
+ * without running it. The model is told the call is waiting, and that it did NOT happen.
+ */
+import { canonicalJson } from '../../core/canonical-json.js';
+import { sha256Hex } from '../../core/fingerprint.js';
+import type { LedgerScope, TransitionRecord } from '../../ledger/transition-record.js';
+import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import { refusalResult } from './tool-results.js';
+import type { McpCallToolResult } from './types.js';
+
+/** The tool name of held approvals. */
+export const APPROVAL_TOOL = 'mcp.approval';
+
+/** Ask the client's user; resolves with the elicitation result (`{ action, content }`). */
+export type McpElicit = (params: Readonly<Record<string, unknown>>) => Promise<unknown>;
+
+/** What the approval step decided. */
+export type ApprovalDecision =
+  | { readonly status: 'approved' }
+  | { readonly status: 'answered'; readonly result: McpCallToolResult };
+
+/** What an approval needs. */
+export interface ApprovalContext {
+  readonly storage: LedgerStorage | undefined;
+  readonly agentId: string;
+  readonly scope: LedgerScope;
+  readonly now: () => number;
+}
+
+/** The key of the held approval of a call: its scope and intent ticket. */
+export function approvalKey(scope: LedgerScope, ticket: string): string {
+  return `mcp.approval:${sha256Hex(canonicalJson([scope.threadId ?? null, scope.runId ?? null, ticket]))}`;
+}
+
+function heldRecord(ctx: ApprovalContext, key: string, name: string, ticket: string): TransitionRecord {
+  const now = ctx.now();
+  return {
+    key,
+    kind: 'tool',
+    tool: APPROVAL_TOOL,
+    agentId: ctx.agentId,
+    policyVersion: '1',
+    scope: ctx.scope,
+    ticket,
+    ticketKey: null,
+    argsFingerprint: sha256Hex(ticket),
+    sideEffectClass: 'non_idempotent_mutate',
+    retryPermission: 'manual_reconciliation_required',
+    spendability: 'single_use',
+    outcome: 'BLOCKED',
+    boundary: 'not_crossed',
+    owner: null,
+    fence: 0,
+    version: 1,
+    leaseUntil: null,
+    lastHeartbeatAt: null,
+    attempts: 0,
+    error: {
+      name: 'ApprovalRequired',
+      message: `The call to \`${name}\` waits for approval`,
+      code: 'approval_pending',
+    },
+    externalOperationRef: null,
+    providerIdempotencyKey: null,
+    firstAttemptAt: now,
+    operatorResolution: null,
+    receiptRef: 'none',
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
+}
+
+function refused(message: string, code: string): ApprovalDecision {
+  return { status: 'answered', result: refusalResult(message, code, 'approval') };
+}
+
+async function askUser(elicit: McpElicit, name: string, args: unknown): Promise<ApprovalDecision> {
+  let answer: unknown;
+  try {
+    answer = await elicit({
+      message: `Allow the call to \`${name}\` with ${canonicalJson(args ?? null)}?`,
+      requestedSchema: {
+        type: 'object',
+        properties: { approve: { type: 'boolean', title: 'Approve', description: `Run \`${name}\` now` } },
+        required: ['approve'],
+      },
+    });
+  } catch {
+    return refused(
+      `The call to \`${name}\` was NOT executed: it needs the user's approval, and asking failed`,
+      'approval_failed',
+    );
+  }
+  const { action, content } = (answer ?? {}) as { action?: unknown; content?: { approve?: unknown } };
+  if (action === 'accept' && content?.approve === true) return { status: 'approved' };
+  return refused(
+    `The call to \`${name}\` was NOT executed: the user did not approve it. Do not retry it unless the user asks`,
+    'approval_declined',
+  );
+}
+
+/** Decide on a call that needs approval: ask the user, or hold it for an operator. */
+export async function decideApproval(
+  ctx: ApprovalContext,
+  call: {
+    readonly name: string;
+    readonly args: unknown;
+    readonly ticket: string;
+    readonly elicit?: McpElicit | undefined;
+  },
+): Promise<ApprovalDecision> {
+  if (call.elicit !== undefined) return askUser(call.elicit, call.name, call.args);
+  if (ctx.storage === undefined) {
+    return refused(
+      `The call to \`${call.name}\` was NOT executed: it needs approval, and neither the client nor a ledger can hold it`,
+      'approval_unavailable',
+    );
+  }
+  const key = approvalKey(ctx.scope, call.ticket);
+  let record = await ctx.storage.get(key);
+  if (record === null) {
+    const created = await ctx.storage.create(heldRecord(ctx, key, call.name, call.ticket));
+    record = created.record;
+  }
+  const resolution = record.operatorResolution;
+  if (resolution?.verified === 'not_executed') return { status: 'approved' };
+  if (resolution?.verified === 'completed' && record.result !== undefined) {
+    return { status: 'answered', result: record.result as unknown as McpCallToolResult };
+  }
+  return refused(
+    `The call to \`${call.name}\` was NOT executed: it is waiting for an operator's approval (transition \`${key}\`). Tell the user; call it again with the same arguments once it is approved`,
+    'approval_pending',
+  );
+}

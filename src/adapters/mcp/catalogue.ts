@@ -1,0 +1,196 @@
+/**
+ * The catalogue of upstream tools: what the server listed, which of those the client may see and
+ * call (allowed, pinned, schemas compiled), and the pipeline spec of each. A tool outside the
+ * catalogue is refused; when the pin store cannot be read, every tool is.
+ */
+import { detectSchemaKind } from '../../boundary/compile-schema.js';
+import { fieldSpecToJsonSchema, type JsonSchemaObject } from '../../boundary/field-spec.js';
+import type { FieldSpec } from '../../boundary/field-spec-types.js';
+import { GuardError } from '../../errors.js';
+import type { SideEffectClass } from '../../ledger/envelope.js';
+import { compileToolPlan, type GuardedToolSpec } from '../shared/tool-plan.js';
+import type { PinStore } from './pins.js';
+import { type McpPolicy, type McpToolPolicy, permissionsOf, sideEffectClassOf, toolPolicy } from './policy.js';
+import type { McpToolDefinition } from './types.js';
+
+/** Why a listed tool is not usable. */
+export type HiddenReason = 'not_allowed' | 'quarantined' | 'invalid_schema' | 'pin_store_unavailable';
+
+/**
+ * A tool the client may not call: code `mcp_tool_<reason>` — `not_allowed` (outside `mcp.allow`),
+ * `quarantined` (its definition changed), `invalid_schema`, `pin_store_unavailable`, or `unlisted`
+ * (the server does not list it).
+ */
+export class McpToolHiddenError extends GuardError {
+  readonly tool: string;
+  readonly reason: HiddenReason | 'unlisted';
+  /** The tools the client may use. */
+  readonly usable: readonly string[];
+
+  constructor(tool: string, reason: HiddenReason | 'unlisted', detail: string, usable: readonly string[]) {
+    super(`mcp_tool_${reason}`, `Tool \`${tool}\` is not usable through this proxy: ${detail}`, {
+      llmMessage: `The call to \`${tool}\` was NOT executed: \`${tool}\` is not a tool you may use. Do not retry it; use one of the tools you were given`,
+    });
+    this.tool = tool;
+    this.reason = reason;
+    this.usable = usable;
+  }
+}
+
+/** One listed tool and what the guards make of it. */
+export interface CatalogueEntry {
+  readonly definition: McpToolDefinition;
+  readonly policy: McpToolPolicy;
+  readonly sideEffectClass: SideEffectClass;
+  readonly permissions: readonly string[];
+  /** Null when the tool is usable. */
+  readonly hidden: HiddenReason | null;
+  /** The operator's reason a tool is hidden. */
+  readonly detail: string | null;
+  readonly spec: GuardedToolSpec;
+}
+
+/** The tools of one upstream server. */
+export interface Catalogue {
+  /** Incremented by every change; pipelines are rebuilt when it moves. */
+  readonly version: number;
+  /** Replace the catalogue with a full listing (`replace`) or merge one page of it. */
+  observe(tools: readonly McpToolDefinition[], mode: 'replace' | 'merge'): Promise<void>;
+  get(name: string): CatalogueEntry | undefined;
+  /** The entries the client may use. */
+  usable(): CatalogueEntry[];
+  /** The listed tools the client may see, in the order given. */
+  visible(tools: readonly McpToolDefinition[]): McpToolDefinition[];
+  /** Throws the refusal of a tool the client may not call. */
+  assertAllowed(name: string): void;
+  /** Mark every tool unusable: a pin store that cannot be read fails closed. */
+  failClosed(detail: string): void;
+}
+
+function withoutDialect(schema: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
+}
+
+function asJsonSchema(schema: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return detectSchemaKind(schema) === 'field_spec'
+    ? (fieldSpecToJsonSchema(schema as FieldSpec) as unknown as Record<string, unknown>)
+    : { ...schema };
+}
+
+/** The upstream `inputSchema` and the policy's schema, both of which the arguments must pass. */
+function argumentSchema(tool: McpToolDefinition, own: McpToolPolicy): JsonSchemaObject {
+  const upstream = tool.inputSchema ?? { type: 'object' };
+  const dialect = typeof upstream.$schema === 'string' ? { $schema: upstream.$schema } : {};
+  if (own.schema === undefined) return { ...upstream } as JsonSchemaObject;
+  return {
+    ...dialect,
+    allOf: [withoutDialect(upstream), withoutDialect(asJsonSchema(own.schema))],
+  } as JsonSchemaObject;
+}
+
+/** `structuredContent` against `outputSchema`, unless the result is an error. */
+function resultSchema(tool: McpToolDefinition): JsonSchemaObject | undefined {
+  const output = tool.outputSchema;
+  if (output === undefined) return undefined;
+  const dialect = typeof output.$schema === 'string' ? { $schema: output.$schema } : {};
+  // `if`/`then`/`else` (not `anyOf`), so an issue names the field of `structuredContent` that broke.
+  // Built from entries: a literal `then` key reads as a thenable to the linter.
+  return Object.fromEntries([
+    ...Object.entries(dialect),
+    ['type', 'object'],
+    ['if', { properties: { isError: { const: true } }, required: ['isError'] }],
+    ['then', {}],
+    ['else', { properties: { structuredContent: withoutDialect(output) }, required: ['structuredContent'] }],
+  ]) as JsonSchemaObject;
+}
+
+function specOf(tool: McpToolDefinition, own: McpToolPolicy, sideEffectClass: SideEffectClass): GuardedToolSpec {
+  const output = resultSchema(tool);
+  return {
+    sideEffectClass,
+    schema: argumentSchema(tool, own),
+    ...(output === undefined ? {} : { outputSchema: output }),
+    // A read has nothing to keep from running twice; a retried read re-reads.
+    ledger: sideEffectClass === 'read' ? false : {},
+    ...(own.allowedPaths === undefined ? {} : { allowedPaths: own.allowedPaths }),
+    ...(own.pathParams === undefined ? {} : { pathParams: own.pathParams }),
+  };
+}
+
+/** A catalogue under `policy`; with `pins`, every definition is checked against its pin. */
+export function createCatalogue(options: {
+  readonly policy: McpPolicy;
+  readonly pins: PinStore | undefined;
+  /** The upstream server's identity (its `serverInfo.name`), for pin keys. */
+  readonly server: () => string;
+}): Catalogue {
+  const { policy, pins } = options;
+  const allow = policy.allow === undefined ? undefined : new Set(policy.allow);
+  let entries = new Map<string, CatalogueEntry>();
+  let closedBy: string | null = null;
+  let version = 0;
+
+  async function entryOf(tool: McpToolDefinition): Promise<CatalogueEntry> {
+    const own = toolPolicy(policy, tool.name);
+    const sideEffectClass = sideEffectClassOf(tool, own);
+    const spec = specOf(tool, own, sideEffectClass);
+    const base = { definition: tool, policy: own, sideEffectClass, permissions: permissionsOf(tool, own), spec };
+    if (allow !== undefined && !allow.has(tool.name))
+      return { ...base, hidden: 'not_allowed', detail: 'not in `mcp.allow`' };
+    try {
+      compileToolPlan(tool.name, spec);
+    } catch (error) {
+      return { ...base, hidden: 'invalid_schema', detail: (error as Error).message };
+    }
+    if (pins !== undefined && policy.pinning !== false) {
+      let status: Awaited<ReturnType<PinStore['check']>>;
+      try {
+        status = await pins.check(options.server(), tool);
+      } catch (error) {
+        return { ...base, hidden: 'pin_store_unavailable', detail: (error as Error).message };
+      }
+      if (status === 'changed') {
+        return {
+          ...base,
+          hidden: 'quarantined',
+          detail: 'its definition changed since it was pinned; approve it with `hyphae mcp approve`',
+        };
+      }
+    }
+    return { ...base, hidden: null, detail: null };
+  }
+
+  return {
+    get version() {
+      return version;
+    },
+    async observe(tools, mode) {
+      const next = mode === 'replace' ? new Map<string, CatalogueEntry>() : new Map(entries);
+      for (const tool of tools) {
+        if (typeof tool?.name !== 'string') continue;
+        next.set(tool.name, await entryOf(tool));
+      }
+      entries = next;
+      version++;
+    },
+    get: (name) => entries.get(name),
+    usable: () => (closedBy === null ? [...entries.values()].filter((entry) => entry.hidden === null) : []),
+    visible(tools) {
+      if (closedBy !== null) return [];
+      return tools.filter((tool) => entries.get(tool.name)?.hidden === null);
+    },
+    assertAllowed(name) {
+      const usable =
+        closedBy === null ? [...entries.values()].filter((e) => e.hidden === null).map((e) => e.definition.name) : [];
+      if (closedBy !== null) throw new McpToolHiddenError(name, 'pin_store_unavailable', closedBy, usable);
+      const entry = entries.get(name);
+      if (entry === undefined) throw new McpToolHiddenError(name, 'unlisted', 'the server does not list it', usable);
+      if (entry.hidden !== null) throw new McpToolHiddenError(name, entry.hidden, entry.detail ?? entry.hidden, usable);
+    },
+    failClosed(detail) {
+      closedBy = detail;
+      version++;
+    },
+  };
+}

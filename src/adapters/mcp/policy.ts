@@ -1,0 +1,78 @@
+/**
+ * The policy of the MCP guards (the `mcp` section of `hyphae.yaml`, camelCase), and what it makes of
+ * an upstream tool: its side-effect class and the scopes it needs. Annotations are hints from the
+ * server, so the policy wins wherever it speaks.
+ */
+import type { SideEffectClass } from '../../ledger/envelope.js';
+import type { McpToolDefinition } from './types.js';
+
+/** What a credential in a call's arguments or result does. */
+export type McpSecretsAction = 'refuse' | 'redact' | 'off';
+
+/** The policy of one upstream tool. */
+export interface McpToolPolicy {
+  readonly sideEffectClass?: SideEffectClass;
+  readonly permissions?: readonly string[];
+  /** A field spec or JSON Schema checked in addition to the server's `inputSchema`. */
+  readonly schema?: Readonly<Record<string, unknown>>;
+  /** Absolute roots that the `pathParams` arguments must stay inside. */
+  readonly allowedPaths?: readonly string[];
+  readonly pathParams?: readonly string[];
+  readonly secrets?: McpSecretsAction;
+  readonly approval?: 'required' | 'none';
+  readonly costUsd?: number;
+}
+
+/** The policy of the MCP guards; every field has a safe default. */
+export interface McpPolicy {
+  /** Who calls; the ledger scope's thread. Default `default`. */
+  readonly principal?: string;
+  /** The session a retried call must share to be recognised; the ledger scope's run. Default `default`. */
+  readonly session?: string;
+  /** The visible tools; absent: every tool the server lists. */
+  readonly allow?: readonly string[];
+  /** Scopes granted to the session (the permission fuse's `granted`). Default `['read']`. */
+  readonly granted?: readonly string[];
+  /** Permission denials in one session that stop it. Default 3. */
+  readonly maxDenials?: number;
+  /** A side-effecting call with the same arguments this soon after the first is a retry. Default 10 minutes. */
+  readonly retryWindowMs?: number;
+  /** Pin tool definitions and quarantine changed ones. Default `true` (needs a ledger). */
+  readonly pinning?: boolean;
+  /** Default `refuse`. */
+  readonly secrets?: McpSecretsAction;
+  readonly budget?: { readonly maxCalls?: number; readonly maxUsd?: number };
+  readonly tools?: Readonly<Record<string, McpToolPolicy>>;
+}
+
+/** The policy of tool `name` (empty when none is written). */
+export function toolPolicy(policy: McpPolicy, name: string): McpToolPolicy {
+  const tools = policy.tools ?? {};
+  return (Object.hasOwn(tools, name) ? tools[name] : undefined) ?? {};
+}
+
+/**
+ * The class of an upstream tool: the policy's, else from annotations — `readOnlyHint` → `read`,
+ * `idempotentHint` → `idempotent_mutate`, anything else (no hints at all) → `non_idempotent_mutate`.
+ */
+export function sideEffectClassOf(tool: McpToolDefinition, own: McpToolPolicy): SideEffectClass {
+  if (own.sideEffectClass !== undefined) return own.sideEffectClass;
+  const hints = tool.annotations ?? {};
+  if (hints.readOnlyHint === true) return 'read';
+  if (hints.idempotentHint === true) return 'idempotent_mutate';
+  return 'non_idempotent_mutate';
+}
+
+/** The scope every tool the server may call destructive needs besides `write`. */
+export const DESTRUCTIVE_SCOPE = 'destructive';
+
+/**
+ * The scopes an upstream tool needs: the policy's, else `read` for a read, else `write`, plus
+ * `destructive` unless the server says `destructiveHint: false` (MCP's default for a tool that is
+ * not read-only is destructive) — so a destructive tool runs only where that scope was granted.
+ */
+export function permissionsOf(tool: McpToolDefinition, own: McpToolPolicy): readonly string[] {
+  if (own.permissions !== undefined) return own.permissions;
+  if (sideEffectClassOf(tool, own) === 'read') return ['read'];
+  return tool.annotations?.destructiveHint === false ? ['write'] : ['write', DESTRUCTIVE_SCOPE];
+}

@@ -1,0 +1,159 @@
+/**
+ * `hyphae mcp`: the guarding proxy in front of an MCP server, and `hyphae mcp approve` for a tool
+ * whose changed definition was quarantined.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createPinStore } from '../../adapters/mcp/pins.js';
+import type { HyphaeConfig } from '../../config/create-config.js';
+import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
+import { DEFAULT_CONFIG_FILE, loadCommandConfig } from '../lib/config-ledgers.js';
+import { listOption, type OptionSpec, type ParsedOptions, parseOptions, stringOption } from '../lib/parse-options.js';
+import { runProxy } from '../mcp/run-proxy.js';
+import { isLoopback, type ListenOptions } from '../mcp/serve-http.js';
+import type { UpstreamTarget } from '../mcp/upstream.js';
+
+const HELP = `Usage: hyphae mcp [options] -- <command> [args…]
+       hyphae mcp [options] --url http://HOST/mcp
+       hyphae mcp approve TOOL --server NAME --by WHO [-c FILE]
+
+Runs <command> as an MCP server over stdio (or connects to one over Streamable HTTP with --url)
+and serves it to the client on this process's stdio (or over Streamable HTTP with --listen),
+with every tools/call guarded: allow list, permissions, loop and budget fuses, argument and output
+validation, the ledger (a retried call gets the stored result), tool pinning, secret scanning.
+Everything else (resources, prompts, sampling, logging, progress) passes through unchanged.
+
+Subcommands:
+  approve TOOL --server NAME --by WHO
+        approve the changed definition of a quarantined tool of the server NAME (its
+        serverInfo.name); the next listing shows it again
+
+Options:
+  -c, --config FILE     the config (default ./hyphae.yaml; without one: safe defaults, no ledger)
+  --principal NAME      who calls (overrides mcp.principal)
+  --session NAME        the session a retried call must share (overrides mcp.session)
+  --url URL             the upstream server's Streamable HTTP endpoint (instead of -- <command>)
+  --header 'NAME: VALUE'
+                        a header sent to the --url upstream (repeatable)
+  --listen HOST:PORT    serve clients over Streamable HTTP at http://HOST:PORT/mcp; a host other
+                        than loopback needs a bearer token
+  --token-env NAME      the environment variable holding the bearer token clients must send
+                        (default HYPHAE_MCP_TOKEN; checked whenever it is set)
+
+Exit codes: 0 ok, 1 refused or the config cannot load, 2 usage
+`;
+
+const RUN_SPEC: Readonly<Record<string, OptionSpec>> = {
+  config: { type: 'string', short: 'c' },
+  principal: { type: 'string' },
+  session: { type: 'string' },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  listen: { type: 'string' },
+  'token-env': { type: 'string' },
+};
+
+const APPROVE_SPEC: Readonly<Record<string, OptionSpec>> = {
+  config: { type: 'string', short: 'c' },
+  server: { type: 'string' },
+  by: { type: 'string' },
+};
+
+async function configFor(file: string | undefined, ctx: CommandContext): Promise<HyphaeConfig | undefined | null> {
+  const path = file ?? DEFAULT_CONFIG_FILE;
+  if (file === undefined && !existsSync(resolve(ctx.cwd, path))) return undefined;
+  return (await loadCommandConfig(path, ctx)) ?? null;
+}
+
+async function approve(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const parsed = parseOptions('mcp approve', args, APPROVE_SPEC);
+  const [tool, extra] = parsed.positionals;
+  const server = stringOption(parsed, 'server');
+  const by = stringOption(parsed, 'by');
+  if (tool === undefined || extra !== undefined) throw new UsageError('`hyphae mcp approve` takes one TOOL');
+  if (server === undefined || by === undefined) throw new UsageError('`hyphae mcp approve` needs --server and --by');
+  const config = await configFor(stringOption(parsed, 'config') ?? DEFAULT_CONFIG_FILE, ctx);
+  if (config === null || config === undefined) return ExitCode.failed;
+  try {
+    if (config.ledger === undefined) {
+      ctx.err.line('The config has no `action_ledger`: there are no pins to approve');
+      return ExitCode.failed;
+    }
+    const approved = await createPinStore(config.ledger.storage).approve(server, tool, by);
+    if (!approved) {
+      ctx.err.line(`Tool \`${tool}\` of \`${server}\` has no changed definition waiting for approval`);
+      return ExitCode.failed;
+    }
+    ctx.out.line(`Approved the new definition of \`${tool}\` of \`${server}\``);
+    return ExitCode.ok;
+  } finally {
+    await config.close();
+  }
+}
+
+function targetOf(parsed: ParsedOptions, command: readonly string[] | undefined): UpstreamTarget {
+  const url = stringOption(parsed, 'url');
+  if ((url === undefined) === (command === undefined)) {
+    throw new UsageError('`hyphae mcp` needs either the server command after `--` or `--url`');
+  }
+  if (url === undefined) {
+    const [name, ...args] = command ?? [];
+    if (name === undefined) throw new UsageError('`hyphae mcp` needs the server command after `--`');
+    return { kind: 'command', command: name, args };
+  }
+  let parsedUrl: URL;
+  try {
+    parsedUrl = new URL(url);
+  } catch {
+    throw new UsageError(`\`--url\` takes an http(s) URL, got \`${url}\``);
+  }
+  if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') {
+    throw new UsageError(`\`--url\` takes an http(s) URL, got \`${url}\``);
+  }
+  const headers: Record<string, string> = {};
+  for (const header of listOption(parsed, 'header')) {
+    const colon = header.indexOf(':');
+    if (colon <= 0) throw new UsageError(`\`--header\` takes \`NAME: VALUE\`, got \`${header}\``);
+    headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
+  }
+  return { kind: 'url', url: parsedUrl, headers };
+}
+
+function listenOf(parsed: ParsedOptions, env: NodeJS.ProcessEnv): ListenOptions | undefined {
+  const listen = stringOption(parsed, 'listen');
+  if (listen === undefined) return undefined;
+  const match = /^(.+):(\d{1,5})$/.exec(listen);
+  const port = Number(match?.[2]);
+  if (match === null || port > 65_535) throw new UsageError(`\`--listen\` takes HOST:PORT, got \`${listen}\``);
+  const host = (match[1] as string).replace(/^\[(.*)\]$/, '$1');
+  const tokenEnv = stringOption(parsed, 'token-env') ?? 'HYPHAE_MCP_TOKEN';
+  const token = env[tokenEnv] === '' ? undefined : env[tokenEnv];
+  if (token === undefined && !isLoopback(host)) {
+    throw new UsageError(`\`--listen ${listen}\` is not loopback: set a bearer token in \`${tokenEnv}\``);
+  }
+  return { host, port, token };
+}
+
+async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
+  if (args[0] === 'approve') return approve(args.slice(1), ctx);
+  const split = args.indexOf('--');
+  const parsed = parseOptions('mcp', split < 0 ? args : args.slice(0, split), RUN_SPEC);
+  if (parsed.positionals.length > 0) throw new UsageError(`Unexpected \`${parsed.positionals[0]}\` before \`--\``);
+  const target = targetOf(parsed, split < 0 ? undefined : args.slice(split + 1));
+  const listen = listenOf(parsed, ctx.env);
+  const config = await configFor(stringOption(parsed, 'config'), ctx);
+  if (config === null) return ExitCode.failed;
+  if (config === undefined) {
+    ctx.err.line('hyphae mcp: no hyphae.yaml; safe defaults, no ledger (retries are not deduplicated)');
+  }
+  const overrides = { principal: stringOption(parsed, 'principal'), session: stringOption(parsed, 'session') };
+  return runProxy(target, listen, config, overrides, ctx);
+}
+
+/** `hyphae mcp`. */
+export const mcpCommand: Command = {
+  name: 'mcp',
+  summary: 'guarding proxy in front of an MCP server',
+  help: HELP,
+  run,
+};
