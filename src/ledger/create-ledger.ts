@@ -128,9 +128,7 @@ export function createLedger(given: LedgerOptions): Ledger {
         const context = runScope.get();
         const read = readCallOptions(spec.name, callOptions);
         checkCall(spec, read, context);
-        const call = readCallArguments(spec.name, () =>
-          prepareCall(spec, agentId, policyVersion, args, read, context),
-        );
+        const call = readCallArguments(spec.name, () => prepareCall(spec, agentId, policyVersion, args, read, context));
         run = execute(ctx, call, body, callOptions);
       } catch (error) {
         run = Promise.reject(error);

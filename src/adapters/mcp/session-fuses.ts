@@ -47,7 +47,7 @@ function cataloguePermission(catalogue: Catalogue, policy: McpPolicy): ToolFuse 
       return {
         check: (call) => inner().check(call),
         commit: (call, verdict) => inner().commit(call, verdict),
-        recordResult: (call, fingerprint) => inner().recordResult(call, fingerprint),
+        recordResult: (call, fingerprint, ok) => inner().recordResult(call, fingerprint, ok),
         reset() {
           carried = 0;
           inner().reset();
