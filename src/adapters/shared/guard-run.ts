@@ -76,8 +76,10 @@ export function createGuardRun(
     return fuseStop === null ? null : fuseRefusal(fuseStop, RefusalStage.fuses, terminalFuses);
   };
   const stop = (refusal: GuardRefusal): void => {
-    // The first stop wins: a `run_stopped` refusal that follows a fuse's own latch is an echo.
-    if (stopped() === null) latched = refusal;
+    // The first stop wins: a `run_stopped` refusal that follows a fuse's own latch is an echo. The
+    // refusal that latched the fuse box is kept as reported, with its stage (a model call's budget).
+    const fuseStop = fuseRun?.stopped ?? null;
+    if (latched === null && (fuseStop === null || fuseStop.code === refusal.code)) latched = refusal;
   };
   const checked: CallContext['checked'] = new Map();
   const ctx: CallContext = {
