@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Command, type CommandContext, ExitCode, UsageError } from './command.js';
+import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { initCommand } from './commands/init.js';
@@ -12,7 +13,14 @@ import { transitionsCommand } from './commands/transitions.js';
 import { createOutput } from './output.js';
 
 /** Every command, in the order `hyphae help` lists them. */
-const COMMANDS: readonly Command[] = [initCommand, demoCommand, transitionsCommand, receiptsCommand, doctorCommand];
+const COMMANDS: readonly Command[] = [
+  initCommand,
+  demoCommand,
+  transitionsCommand,
+  receiptsCommand,
+  doctorCommand,
+  dashboardCommand,
+];
 
 function usage(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -1,0 +1,82 @@
+/**
+ * The receipt chain as the dashboard shows it: verified with `verifyReceipts`, indexed by
+ * transition key, and read again only when the chain's head has moved.
+ *
+ * A sink offers no lookup by transition, so finding a transition's receipts means reading the
+ * chain; verifying it means reading it anyway. One pass does both, and its result is kept until
+ * `sink.last()` names another head.
+ */
+import { isReceipt, type Receipt, receiptHash } from '../ledger/receipts/receipt.js';
+import type { ReceiptSink } from '../ledger/receipts/receipt-sink.js';
+import type { ReceiptKey } from '../ledger/receipts/signers.js';
+import { type VerifyReceiptsResult, verifyReceipts } from '../ledger/receipts/verify-receipts.js';
+
+/** Where the receipts are and the keys that check them. */
+export interface DashboardReceipts {
+  readonly sink: ReceiptSink;
+  readonly keys: ReceiptKey | readonly ReceiptKey[];
+}
+
+/** The chain at one head. */
+export interface ChainView {
+  readonly location: string;
+  readonly verdict: VerifyReceiptsResult;
+  /** Receipts by transition key, in chain order (those past a break included, marked by seq). */
+  readonly byKey: ReadonlyMap<string, readonly Receipt[]>;
+  /** The head's hash when read (null for an empty chain). */
+  readonly head: string | null;
+}
+
+/** A cached view of one chain. */
+export interface ReceiptChain {
+  /** The chain as it is now: verified again only when its head has changed. */
+  view(): Promise<ChainView>;
+}
+
+function index(receipts: Iterable<Receipt>): Map<string, Receipt[]> {
+  const byKey = new Map<string, Receipt[]>();
+  for (const receipt of receipts) {
+    const list = byKey.get(receipt.transitionKey);
+    if (list === undefined) byKey.set(receipt.transitionKey, [receipt]);
+    else list.push(receipt);
+  }
+  return byKey;
+}
+
+async function readView(receipts: DashboardReceipts, head: string | null): Promise<ChainView> {
+  const seen: Receipt[] = [];
+  async function* tee(): AsyncGenerator<unknown> {
+    for await (const value of receipts.sink.readAll()) {
+      if (isReceipt(value)) seen.push(value);
+      yield value;
+    }
+  }
+  const verdict = await verifyReceipts(tee(), { keys: receipts.keys });
+  if (!verdict.ok) {
+    // Verification stops at the break; the receipts after it are still shown, as unverified.
+    seen.length = 0;
+    for await (const value of receipts.sink.readAll()) if (isReceipt(value)) seen.push(value);
+  }
+  return { location: receipts.sink.location, verdict, byKey: index(seen), head };
+}
+
+/** Keep the verified view of a chain, reading it again when its head moves. */
+export function createReceiptChain(receipts: DashboardReceipts): ReceiptChain {
+  let cached: ChainView | undefined;
+  let reading: Promise<ChainView> | undefined;
+  return {
+    async view() {
+      const last = await receipts.sink.last();
+      const head = last === null ? null : receiptHash(last);
+      if (cached !== undefined && cached.head === head) return cached;
+      if (reading === undefined) {
+        reading = readView(receipts, head).finally(() => {
+          reading = undefined;
+        });
+      }
+      const view = await reading;
+      cached = view;
+      return view;
+    },
+  };
+}
