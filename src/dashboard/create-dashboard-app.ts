@@ -66,7 +66,8 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     await next();
     c.header('Content-Security-Policy', CSP);
     c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
+    // `same-origin`, not `no-referrer`: under `no-referrer` browsers post forms with `Origin: null`.
+    c.header('Referrer-Policy', 'same-origin');
     c.header('X-Frame-Options', 'DENY');
     c.header('Cross-Origin-Opener-Policy', 'same-origin');
     c.header('Cross-Origin-Resource-Policy', 'same-origin');
@@ -93,6 +94,7 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
   );
 
+  app.get('/favicon.ico', (c) => c.body(null, 204));
   app.get('/login', (c) => page(c, 'Sign in', loginContent(undefined)));
   app.post('/login', async (c) => {
     const body = await c.req.parseBody();

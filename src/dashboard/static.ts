@@ -19,7 +19,8 @@ main { padding:1.2rem 1.5rem 3rem; max-width:1280px; }
 h1 { font-size:20px; margin:.2rem 0 1rem; }
 h2 { font-size:15px; margin:1.4rem 0 .6rem; }
 .card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:1rem 1.2rem; margin-bottom:1rem; }
-.grid { display:grid; grid-template-columns:repeat(auto-fit, minmax(260px, 1fr)); gap:1rem; }
+.grid { display:grid; grid-template-columns:repeat(auto-fit, minmax(260px, 1fr)); gap:1rem; align-items:start; }
+.card > h2:first-child { margin-top:0; }
 .note { color:var(--muted); font-size:12px; }
 table { border-collapse:collapse; width:100%; background:var(--card); }
 th, td { text-align:left; padding:.4rem .6rem; border-bottom:1px solid var(--line); vertical-align:top; }

@@ -51,9 +51,11 @@ export function buildTimeline(record: TransitionRecord, receipts: readonly Recei
   }
   if (record.lastHeartbeatAt !== null) {
     const lease =
-      record.leaseUntil === null
-        ? 'lease unbounded'
-        : `lease until ${new Date(record.leaseUntil).toISOString()}${shownOutcome(record, now) === 'EXPIRED' ? ' (expired)' : ''}`;
+      record.outcome !== 'IN_FLIGHT'
+        ? 'lease released'
+        : record.leaseUntil === null
+          ? 'lease unbounded'
+          : `lease until ${new Date(record.leaseUntil).toISOString()}${shownOutcome(record, now) === 'EXPIRED' ? ' (expired)' : ''}`;
     entries.push({
       at: record.lastHeartbeatAt,
       title: 'Last heartbeat',

@@ -32,7 +32,7 @@ describe('the dashboard over a SQLite ledger', () => {
     expect(csp).toContain("frame-ancestors 'none'");
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     const body = await page.text();
     expect(body).not.toMatch(/<script>(?!<\/script>)/);
     expect(body).toContain('<script src="/static/dashboard.js" defer></script>');

@@ -46,7 +46,7 @@ function filterForm(params: ListParams): Html {
     html`<label>${label}<input name="${name}" value="${value ?? ''}" placeholder="${placeholder}"></label>`;
   return html`<form class="filters" method="get" action="/transitions">
 <input type="hidden" name="ledger" value="${params.ledger}">
-<label>Outcome<select name="outcome" multiple size="4">${FILTER_OUTCOMES.map(
+<label>Outcome<select name="outcome" multiple size="7">${FILTER_OUTCOMES.map(
     (outcome) =>
       html`<option value="${outcome}"${params.outcomes.includes(outcome) ? html` selected` : ''}>${outcome}</option>`,
   )}</select></label>
