@@ -66,6 +66,7 @@ describe('hyphae dashboard', () => {
     const short = hyphae(dir, ['dashboard', '--token', 'short'], KEY);
     expect(short.code).toBe(2);
     expect(short.stderr).toContain('at least 24 characters');
+    expect(hyphae(dir, ['help']).stdout).toMatch(/dashboard\s+serve the operator dashboard/);
   });
 
   it('serves the config ledger on loopback, releases through it with a receipt, and stops on SIGTERM', async () => {
