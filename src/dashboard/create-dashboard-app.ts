@@ -55,7 +55,7 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
   const tokens = options.tokens ?? [];
   const readOnly = options.readOnly === true;
   const sessions = createSessionStore();
-  const chain = options.receipts === undefined ? undefined : createReceiptChain(options.receipts);
+  const chain = options.receipts === undefined ? undefined : createReceiptChain(options.receipts, clock);
   const ledgerNames = options.ledgers.map((named) => named.name);
   const app = new Hono<Env>();
 

@@ -4,8 +4,9 @@
  *
  * A sink offers no lookup by transition, so finding a transition's receipts means reading the
  * chain; verifying it means reading it anyway. One pass does both, and its result is kept until
- * `sink.last()` names another head.
+ * `sink.last()` names another head, or for at most a minute.
  */
+import { type Clock, systemClock } from '../core/clock.js';
 import { isReceipt, type Receipt, receiptHash } from '../ledger/receipts/receipt.js';
 import type { ReceiptSink } from '../ledger/receipts/receipt-sink.js';
 import type { ReceiptKey } from '../ledger/receipts/signers.js';
@@ -23,8 +24,8 @@ export interface ChainView {
   readonly verdict: VerifyReceiptsResult;
   /** Receipts by transition key, in chain order (those past a break included, marked by seq). */
   readonly byKey: ReadonlyMap<string, readonly Receipt[]>;
-  /** The head's hash when read (null for an empty chain). */
-  readonly head: string | null;
+  /** The head's hash when read (null for an empty chain, undefined when the sink refused its tail). */
+  readonly head: string | null | undefined;
 }
 
 /** A cached view of one chain. */
@@ -43,7 +44,7 @@ function index(receipts: Iterable<Receipt>): Map<string, Receipt[]> {
   return byKey;
 }
 
-async function readView(receipts: DashboardReceipts, head: string | null): Promise<ChainView> {
+async function readView(receipts: DashboardReceipts, head: string | null | undefined): Promise<ChainView> {
   const seen: Receipt[] = [];
   async function* tee(): AsyncGenerator<unknown> {
     for await (const value of receipts.sink.readAll()) {
@@ -55,27 +56,44 @@ async function readView(receipts: DashboardReceipts, head: string | null): Promi
   if (!verdict.ok) {
     // Verification stops at the break; the receipts after it are still shown, as unverified.
     seen.length = 0;
-    for await (const value of receipts.sink.readAll()) if (isReceipt(value)) seen.push(value);
+    try {
+      for await (const value of receipts.sink.readAll()) if (isReceipt(value)) seen.push(value);
+    } catch {
+      // A sink that stops reading at the break shows what it gave.
+    }
   }
   return { location: receipts.sink.location, verdict, byKey: index(seen), head };
 }
 
-/** Keep the verified view of a chain, reading it again when its head moves. */
-export function createReceiptChain(receipts: DashboardReceipts): ReceiptChain {
-  let cached: ChainView | undefined;
+/** How long a verdict is kept while the head stays put: an edit in the middle of the chain moves no head. */
+export const CHAIN_MAX_AGE_MS = 60_000;
+
+async function headOf(sink: ReceiptSink): Promise<string | null | undefined> {
+  try {
+    const last = await sink.last();
+    return last === null ? null : receiptHash(last);
+  } catch {
+    // A sink that refuses its own tail (a broken last link) is read in full: the verdict says where.
+    return undefined;
+  }
+}
+
+/** Keep the verified view of a chain, reading it again when its head moves (or the verdict is old). */
+export function createReceiptChain(receipts: DashboardReceipts, clock: Clock = systemClock): ReceiptChain {
+  let cached: (ChainView & { readonly at: number }) | undefined;
   let reading: Promise<ChainView> | undefined;
   return {
     async view() {
-      const last = await receipts.sink.last();
-      const head = last === null ? null : receiptHash(last);
-      if (cached !== undefined && cached.head === head) return cached;
+      const head = await headOf(receipts.sink);
+      const fresh = cached !== undefined && clock.now() - cached.at < CHAIN_MAX_AGE_MS;
+      if (cached !== undefined && head !== undefined && cached.head === head && fresh) return cached;
       if (reading === undefined) {
         reading = readView(receipts, head).finally(() => {
           reading = undefined;
         });
       }
       const view = await reading;
-      cached = view;
+      cached = { ...view, at: clock.now() };
       return view;
     },
   };

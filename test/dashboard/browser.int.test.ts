@@ -12,6 +12,7 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningDashboard, startDashboard } from '../../src/dashboard/start-dashboard.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
+import { makeTestRecord } from '../../src/testing/index.js';
 import { type TestStore, testStores } from '../helpers/server-stores.js';
 import { type Seeded, seedLedger } from './fixture.js';
 
@@ -139,6 +140,26 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
           await page.getByRole('button', { name: /Confirm/ }).click();
           await expect.poll(() => page.locator('.flash.bad').first().textContent()).toContain('a lease is held by');
           await shot(page, 'refused', screenshots);
+
+          // Live: a transition that gets stuck while the overview is open appears without a reload.
+          await page.goto(`${dashboard.url}/`);
+          await expect.poll(() => page.locator('[data-count="stuck"]').first().textContent()).toBe('3');
+          const navigations: string[] = [];
+          page.on('framenavigated', (frame) => navigations.push(frame.url()));
+          await seeded.ledger.storage.create(
+            makeTestRecord({
+              tool: 'late_refund',
+              outcome: 'BLOCKED',
+              owner: null,
+              leaseUntil: null,
+              updatedAt: Date.now(),
+            }),
+          );
+          await expect
+            .poll(() => page.locator('[data-count="stuck"]').first().textContent(), { timeout: 20_000 })
+            .toBe('4');
+          expect(await page.locator('#overview').textContent()).toContain('late_refund');
+          expect(navigations).toEqual([]);
         } finally {
           await page.close();
           await dashboard.close();

@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createJsonlReceiptSink } from '../../src/ledger/receipts/jsonl-sink.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { clientOf, dashboardOf, type Seeded, seedLedger } from './fixture.js';
 
@@ -241,6 +242,26 @@ describe('the dashboard over a SQLite ledger', () => {
     const form = { _csrf: actor.csrf(), action: 'release_not_executed', by: 'ada', reason: 'verified', confirm: 'yes' };
     expect((await actor.post(`/t/${s.unknown.key}/act`, form)).status).toBe(303);
     expect((await s.ledger.get(s.unknown.key))?.operatorResolution?.by).toBe('ada');
+  });
+
+  it('shows where a tampered receipt chain breaks, on the receipts page and the transition page', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hyphae-dashboard-'));
+    dirs.push(dir);
+    const path = join(dir, 'receipts.jsonl');
+    const s = await seedLedger(createSqliteStorage({ path: join(dir, 'ledger.db') }), createJsonlReceiptSink({ path }));
+    opened.push(s);
+    const client = clientOf(dashboardOf(s));
+    expect(await (await client.get('/receipts')).text()).toContain('Chain verified: 2 receipts');
+    const lines = readFileSync(path, 'utf8').split('\n');
+    lines[0] = (lines[0] as string).replace('"outcome":"COMPLETED"', '"outcome":"FAILED_BEFORE_EFFECT"');
+    writeFileSync(path, lines.join('\n'));
+    // The sink now refuses its own tail (seq 2 no longer chains to seq 1): the dashboard reads it all.
+    const page = await (await client.get('/receipts')).text();
+    expect(page).toContain('Chain broken at seq 1');
+    expect(page).toContain('tampered');
+    const transition = await (await client.get(`/t/${s.unknown.key}`)).text();
+    // The JSONL sink refuses to read past the break, so the receipt at seq 2 cannot be shown.
+    expect(transition).toContain('could be read before the break at seq 1');
   });
 
   it('refuses a Host it does not serve (DNS rebinding)', async () => {

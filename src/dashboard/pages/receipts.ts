@@ -25,7 +25,11 @@ export function receiptStatus(chain: ChainView, receipt: Receipt): 'verified' | 
 
 /** A table of receipts with their place on the chain. */
 export function receiptTable(chain: ChainView, receipts: readonly Receipt[]): Html {
-  if (receipts.length === 0) return html`<p class="note">No receipt on the chain names this transition yet.</p>`;
+  if (receipts.length === 0) {
+    return chain.verdict.ok
+      ? html`<p class="note">No receipt on the chain names this transition yet.</p>`
+      : html`<p class="note" data-receipts-unread>No receipt naming this transition could be read before the break at seq ${chain.verdict.firstBroken.seq}; the sink refuses to read past it.</p>`;
+  }
   return html`<table data-receipts><thead><tr><th>Seq</th><th>Outcome</th><th>Kind</th><th>Operator</th><th>Time</th><th>Chain</th></tr></thead><tbody>${receipts.map(
     (receipt) => html`<tr><td>${receipt.seq}</td><td>${receipt.outcome}</td><td>${receipt.actionKind}</td>
 <td>${receipt.operator === undefined ? '-' : `${receipt.operator.by}: ${receipt.operator.reason}`}</td>
