@@ -15,7 +15,7 @@ import { createTelemetry, type Telemetry } from '../../src/otel/index.js';
 import { commandLine, type Figure, figure, headerLines, load, writeArea } from '../lib/area-report.js';
 
 const { values } = parseArgs({
-  options: { calls: { type: 'string', default: '5000' }, rounds: { type: 'string', default: '7' } },
+  options: { calls: { type: 'string', default: '10000' }, rounds: { type: 'string', default: '9' } },
 });
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
@@ -66,7 +66,13 @@ const loadAtStart = load();
 const date = new Date();
 const samples: Record<Mode, number[]> = { off: [], 'no-op': [], 'in-memory': [] };
 for (const mode of MODES) await round(mode);
-for (let r = 0; r < ROUNDS; r++) for (const mode of MODES) samples[mode].push(await round(mode));
+// The order rotates every round, so no mode always follows the one whose garbage it collects.
+for (let r = 0; r < ROUNDS; r++) {
+  for (let m = 0; m < MODES.length; m++) {
+    const mode = MODES[(r + m) % MODES.length] as Mode;
+    samples[mode].push(await round(mode));
+  }
+}
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const off = median(samples.off);
 const figures: Figure[] = MODES.map((mode) =>
@@ -79,8 +85,8 @@ const markdown = `# Telemetry
 
 A guarded call — the fuse box's check, then a ledgered read tool on the memory store — with
 \`hyphae/otel\` off (the baseline), on the global API with no SDK installed (no-op), and with the SDK
-recording every span into an in-memory exporter. ${CALLS} calls per round, ${ROUNDS} rounds
-alternating the three modes; the median round.
+recording every span into an in-memory exporter. ${CALLS} calls per round, ${ROUNDS} rounds of
+each mode in rotating order; the median round.
 
 ${headerLines(commandLine(), loadAtStart, date).join('\n')}
 

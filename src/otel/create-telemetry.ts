@@ -103,27 +103,31 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
       return;
     }
     const { record } = event;
-    const attributes = transitionAttributes(record, recordResults);
+    const action = actionOf(record);
     const metricAttributes = { 'gen_ai.tool.name': record.tool, 'hyphae.outcome': record.outcome };
-    transitions?.add(1, { ...metricAttributes, 'hyphae.action': actionOf(record) });
+    transitions?.add(1, { ...metricAttributes, 'hyphae.action': action });
     if (record.outcome === 'BLOCKED') hardBlocks?.add(1, { 'gen_ai.tool.name': record.tool });
-    if (actionOf(record) === 'outcome' && record.completedAt !== null) {
+    if (action === 'outcome' && record.completedAt !== null) {
       duration?.record(Math.max(0, record.completedAt - record.firstAttemptAt) / 1000, metricAttributes);
     }
-    const failed = record.outcome !== 'COMPLETED' && actionOf(record) === 'outcome';
     const span = active();
     if (span?.isRecording() === true) {
-      span.setAttributes(attributes);
+      span.setAttributes(transitionAttributes(record, recordResults));
       span.addEvent('hyphae.transition_recorded', { 'hyphae.outcome': record.outcome }, record.updatedAt);
       return;
     }
     if (tracer === undefined) return;
     const own = tracer.startSpan(`execute_tool ${record.tool}`, {
-      attributes,
-      startTime: actionOf(record) === 'outcome' ? record.firstAttemptAt : record.updatedAt,
+      startTime: action === 'outcome' ? record.firstAttemptAt : record.updatedAt,
       kind: 0,
     });
-    if (failed) own.setStatus({ code: ERROR, message: record.error?.message ?? record.outcome });
+    // A tracer without an SDK hands out spans that record nothing: building their attributes is waste.
+    if (own.isRecording()) {
+      own.setAttributes(transitionAttributes(record, recordResults));
+      if (record.outcome !== 'COMPLETED' && action === 'outcome') {
+        own.setStatus({ code: ERROR, message: record.error?.message ?? record.outcome });
+      }
+    }
     own.end(record.completedAt ?? record.updatedAt);
   }
 
