@@ -80,7 +80,8 @@ async function seed(storage: LedgerStorage, count: number, batch: number): Promi
 function timeGet(url: string): Promise<{ ttfb: number; total: number; status: number }> {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const req = request(url, (res) => {
+    // A fresh connection per request: a kept-alive socket the server closed while idle would reset.
+    const req = request(url, { agent: false }, (res) => {
       const ttfb = performance.now() - start;
       res.resume();
       res.on('end', () => resolve({ ttfb, total: performance.now() - start, status: res.statusCode ?? 0 }));

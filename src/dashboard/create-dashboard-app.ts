@@ -234,6 +234,7 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
   });
 
   app.onError((error, c) => {
+    options.onError?.(error);
     const message = error instanceof GuardError ? error.message : 'The dashboard failed to answer';
     return page(c, 'Error', flash('bad', message), 503);
   });

@@ -21,5 +21,7 @@ export interface DashboardOptions {
   /** Refuse every action whatever the token's scope. */
   readonly readOnly?: boolean;
   readonly clock?: Clock;
+  /** Told of an error the dashboard answered with a 503 (a store that fails, a bug); it never prints. */
+  readonly onError?: (error: unknown) => void;
   readonly limits?: Partial<QueryLimits>;
 }

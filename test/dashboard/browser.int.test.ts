@@ -99,6 +99,10 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
         const dashboard = await served(seeded);
         const page = await (context as BrowserContext).newPage();
         const screenshots = store.name === 'sqlite';
+        const consoleErrors: string[] = [];
+        page.on('console', (message) => {
+          if (message.type() === 'error') consoleErrors.push(message.text());
+        });
         try {
           await page.goto(`${dashboard.url}/`);
           await expect.poll(() => page.locator('[data-count="stuck"]').first().textContent()).toBe('3');
@@ -160,6 +164,8 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
             .toBe('4');
           expect(await page.locator('#overview').textContent()).toContain('late_refund');
           expect(navigations).toEqual([]);
+          // The pages run under their CSP without a single violation (no inline script or style).
+          expect(consoleErrors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
         } finally {
           await page.close();
           await dashboard.close();

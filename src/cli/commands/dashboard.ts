@@ -157,6 +157,7 @@ async function serve(
       allowAnonymous: loopback && tokens.length === 0,
       ...(loopback ? { allowedHosts: [...LOOPBACK_HOSTS, host.toLowerCase()] } : {}),
       readOnly: flag(parsed, 'read-only'),
+      onError: (error) => ctx.err.line(error instanceof Error ? (error.stack ?? error.message) : String(error)),
       ...(receipts === undefined ? {} : { receipts }),
     });
     const mode = flag(parsed, 'read-only')
