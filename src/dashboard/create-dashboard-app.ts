@@ -5,6 +5,7 @@
 
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { systemClock } from '../core/clock.js';
 import { GuardError } from '../errors.js';
@@ -88,6 +89,9 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     }
     return next();
   });
+
+  // Forms are small; a larger body is refused before it is read.
+  app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('Request body too large', 413) }));
 
   app.get('/static/dashboard.css', (c) => c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
   app.get('/static/dashboard.js', (c) =>

@@ -190,6 +190,12 @@ describe('the dashboard over a SQLite ledger', () => {
     );
     expect(forged.status).toBe(403);
     expect((await s.ledger.get(s.unknown.key))?.operatorResolution).toBeNull();
+    const huge = await client.post(`/t/${s.unknown.key}/act`, {
+      ...form,
+      _csrf: client.csrf(),
+      reason: 'x'.repeat(100_000),
+    });
+    expect(huge.status).toBe(413);
   });
 
   it('refuses every action in read-only mode', async () => {
