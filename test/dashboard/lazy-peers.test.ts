@@ -8,16 +8,20 @@ const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).h
 const BLOCK = `data:text/javascript,${encodeURIComponent(`
 import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(
-  'export async function resolve(s, c, n) { if (/^(hono|@hono\\\\/|@opentelemetry\\\\/)/.test(s)) throw new Error("peer loaded: " + s); return n(s, c); }'
+  'export async function resolve(s, c, n) { if (/^(hono|@hono\\\\/|@opentelemetry\\\\/)/.test(s)) throw Object.assign(new Error("peer loaded: " + s), { code: "ERR_MODULE_NOT_FOUND" }); return n(s, c); }'
 ));`)}`;
 
-function importAll(files: readonly string[]) {
-  const code = `${files.map((file) => `await import(${JSON.stringify(`${ROOT}${file}`)});`).join('\n')}\nconsole.log('imported');`;
-  return spawnSync(process.execPath, ['--import', BLOCK, '--import', TSX, '--input-type=module', '-e', code], {
+function run(args: readonly string[]) {
+  return spawnSync(process.execPath, ['--import', BLOCK, '--import', TSX, ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 60_000,
   });
+}
+
+function importAll(files: readonly string[]) {
+  const code = `${files.map((file) => `await import(${JSON.stringify(`${ROOT}${file}`)});`).join('\n')}\nconsole.log('imported');`;
+  return run(['--input-type=module', '-e', code]);
 }
 
 describe('peer packages load only where they are used', () => {
@@ -30,5 +34,11 @@ describe('peer packages load only where they are used', () => {
   it('the dashboard server does load hono (the check above can fail)', () => {
     const result = importAll(['src/dashboard/start-dashboard.ts']);
     expect(result.stderr).toContain('peer loaded: @hono/node-server');
+  });
+
+  it('without hono, `hyphae dashboard` says which packages to install and exits 1', () => {
+    const result = run([`${ROOT}src/cli/main.ts`, 'dashboard', '--port', '0']);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('npm install hono @hono/node-server');
   });
 });
