@@ -2,8 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createLedger, createMemoryStorage } from '../../src/index.js';
 import { createJsonlReceiptSink } from '../../src/ledger/receipts/jsonl-sink.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
+import { makeTestRecord } from '../../src/testing/index.js';
 import { clientOf, dashboardOf, type Seeded, seedLedger } from './fixture.js';
 
 const dirs: string[] = [];
@@ -268,6 +270,35 @@ describe('the dashboard over a SQLite ledger', () => {
     const transition = await (await client.get(`/t/${s.unknown.key}`)).text();
     // The JSONL sink refuses to read past the break, so the receipt at seq 2 cannot be shown.
     expect(transition).toContain('could be read before the break at seq 1');
+  });
+
+  it('serves every ledger it is given: one list each, a transition found in whichever holds it', async () => {
+    const action = await seeded();
+    const tasks = createLedger({ storage: createMemoryStorage(), agentId: 'tasks', policyVersion: '1' });
+    const task = makeTestRecord({
+      kind: 'task',
+      tool: 'process_invoice',
+      outcome: 'UNKNOWN',
+      owner: null,
+      leaseUntil: null,
+    });
+    await tasks.storage.create(task);
+    const client = clientOf(
+      dashboardOf(action, {
+        ledgers: [
+          { name: 'action', ledger: action.ledger },
+          { name: 'task', ledger: tasks },
+        ],
+      }),
+    );
+    const overview = await (await client.get('/')).text();
+    expect(overview).toContain('Ledger <code>task</code>');
+    expect(overview).toContain('Transitions (task)');
+    const list = await (await client.get('/transitions?ledger=task')).text();
+    expect([...list.matchAll(/data-key="([0-9a-f]+)"/g)].map((m) => m[1])).toEqual([task.key]);
+    const page = await (await client.get(`/t/${task.key}`)).text();
+    expect(page).toContain('process_invoice (task)');
+    expect(page).toMatch(/<dt>Ledger<\/dt><dd>task<\/dd>/);
   });
 
   it('refuses a Host it does not serve (DNS rebinding)', async () => {
