@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { GuardError } from '../errors.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from './command.js';
+import { dashboardCommand } from './commands/dashboard.js';
 import { demoCommand } from './commands/demo.js';
 import { doctorCommand } from './commands/doctor.js';
 import { initCommand } from './commands/init.js';
@@ -23,6 +24,7 @@ const COMMANDS: readonly Command[] = [
   transitionsCommand,
   receiptsCommand,
   doctorCommand,
+  dashboardCommand,
   mcpCommand,
   migrateCommand,
   verifyCommand,

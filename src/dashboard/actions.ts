@@ -1,0 +1,95 @@
+/**
+ * The operator actions of the dashboard, through the ledger's operator API only: release
+ * (`completed` with a result, or `not_executed`) and mark worker dead. Each needs an actor and a
+ * reason, is shown with what it will do before it is confirmed, and is refused with the ledger's
+ * own message when the ledger refuses.
+ */
+import { GuardError } from '../errors.js';
+import type { JsonValue, TransitionRecord } from '../ledger/transition-record.js';
+import type { NamedLedger } from './queries.js';
+
+/** The actions a form can ask for. */
+export const ActionKind = {
+  release_completed: 'release_completed',
+  release_not_executed: 'release_not_executed',
+  mark_dead: 'mark_dead',
+} as const;
+/** The actions a form can ask for. */
+export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];
+
+/** A checked action request. */
+export interface ActionRequest {
+  readonly kind: ActionKind;
+  readonly by: string;
+  readonly reason: string;
+  /** The result text of a completed release (JSON), when given. */
+  readonly resultText?: string;
+}
+
+/** What a form sent, before it is checked. */
+export type ActionForm = Readonly<Record<string, string | undefined>>;
+
+/** Check a form: a known action, a non-empty actor and reason, a result that is JSON. */
+export function parseAction(form: ActionForm): { ok: true; value: ActionRequest } | { ok: false; message: string } {
+  const kind = form.action;
+  if (kind === undefined || !Object.hasOwn(ActionKind, kind)) {
+    return { ok: false, message: `Unknown action \`${kind ?? ''}\`` };
+  }
+  const by = form.by?.trim() ?? '';
+  const reason = form.reason?.trim() ?? '';
+  if (by === '') return { ok: false, message: 'Say who you are: the actor is required' };
+  if (reason === '') return { ok: false, message: 'Say why: the reason is required' };
+  const resultText = form.result?.trim() ?? '';
+  if (resultText !== '') {
+    if (kind !== ActionKind.release_completed) {
+      return { ok: false, message: 'A result goes only with a release as completed' };
+    }
+    try {
+      JSON.parse(resultText);
+    } catch {
+      return { ok: false, message: `The result must be JSON, got \`${resultText}\`` };
+    }
+  }
+  return {
+    ok: true,
+    value: { kind: kind as ActionKind, by, reason, ...(resultText === '' ? {} : { resultText }) },
+  };
+}
+
+/** One sentence on what the action will do to `record`, for the confirm step. */
+export function describeAction(request: ActionRequest, record: TransitionRecord): string {
+  const tool = `\`${record.tool}\``;
+  switch (request.kind) {
+    case ActionKind.release_completed:
+      return `The transition becomes COMPLETED with ${request.resultText === undefined ? 'no result' : 'the result you gave'}: the next call of ${tool} with these arguments returns it, and the tool does not run again.`;
+    case ActionKind.release_not_executed:
+      return `The tool will run once more: the next call of ${tool} with these arguments runs it exactly once. Only do this when you verified with the provider that the effect did not happen.`;
+    case ActionKind.mark_dead:
+      return `The lease of \`${record.owner ?? 'unknown'}\` ends now: the next call of ${tool} finds the transition EXPIRED and runs it again only if nothing may have been spent (a safe-retry class whose boundary was not crossed); otherwise it hard-blocks until released.`;
+  }
+}
+
+/** What running an action gave: the record after it, or the ledger's refusal. */
+export type ActionOutcome =
+  | { readonly ok: true; readonly record: TransitionRecord }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** Run a checked action on `key` through the ledger's operator API. */
+export async function runAction(named: NamedLedger, key: string, request: ActionRequest): Promise<ActionOutcome> {
+  const audit = { by: request.by, reason: request.reason };
+  try {
+    let record: TransitionRecord;
+    if (request.kind === ActionKind.mark_dead) {
+      record = await named.ledger.markWorkerDead(key, audit);
+    } else if (request.kind === ActionKind.release_not_executed) {
+      record = await named.ledger.release(key, { verified: 'not_executed', ...audit });
+    } else {
+      const result = request.resultText === undefined ? {} : { result: JSON.parse(request.resultText) as JsonValue };
+      record = await named.ledger.release(key, { verified: 'completed', ...result, ...audit });
+    }
+    return { ok: true, record };
+  } catch (error) {
+    if (!(error instanceof GuardError)) throw error;
+    return { ok: false, code: error.code, message: error.message };
+  }
+}

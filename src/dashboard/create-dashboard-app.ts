@@ -1,0 +1,247 @@
+/**
+ * The dashboard as a hono app: server-rendered pages over the config's ledgers, behind scoped
+ * tokens, with a CSRF secret on every state-changing form and strict security headers.
+ */
+
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { getCookie, setCookie } from 'hono/cookie';
+import { systemClock } from '../core/clock.js';
+import { GuardError } from '../errors.js';
+import { type ActionForm, parseAction, runAction } from './actions.js';
+import { createSessionStore, type DashboardSession, hostName, sameSecret, scopeOf, type TokenScope } from './auth.js';
+import type { DashboardOptions } from './dashboard-options.js';
+import { confirmContent } from './pages/confirm.js';
+import { type Html, html } from './pages/html.js';
+import { flash, layout } from './pages/layout.js';
+import { listContent } from './pages/list.js';
+import { loginContent } from './pages/login.js';
+import { overviewContent } from './pages/overview.js';
+import { chainVerdict } from './pages/receipts.js';
+import { transitionContent } from './pages/transition.js';
+import { DEFAULT_LIMITS, findRecord, listPage, type QueryLimits, summarize } from './queries.js';
+import { createReceiptChain } from './receipt-chain.js';
+import { parseListParams } from './request-params.js';
+import { DASHBOARD_CSS, DASHBOARD_JS } from './static.js';
+
+/** The cookie that carries a browser session. */
+export const SESSION_COOKIE = 'hyphae_session';
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+interface Env {
+  Variables: { session: DashboardSession | undefined; scope: TokenScope | undefined };
+}
+
+/**
+ * Build the dashboard app; serve it with `@hono/node-server`, or call `app.request` in tests.
+ *
+ * @example
+ * const app = createDashboardApp({ ledgers: [{ name: 'action', ledger }], allowAnonymous: true });
+ * const response = await app.request('/');
+ */
+export function createDashboardApp(options: DashboardOptions): Hono<Env> {
+  const clock = options.clock ?? systemClock;
+  const limits: QueryLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const tokens = options.tokens ?? [];
+  const readOnly = options.readOnly === true;
+  const sessions = createSessionStore();
+  const chain = options.receipts === undefined ? undefined : createReceiptChain(options.receipts, clock);
+  const ledgerNames = options.ledgers.map((named) => named.name);
+  const app = new Hono<Env>();
+
+  const page = (c: Context<Env>, title: string, content: Html, status: 200 | 400 | 403 | 404 | 409 | 503 = 200) =>
+    c.html(layout({ title, scope: c.get('scope'), readOnly, ledgers: ledgerNames }, content).toString(), status);
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    // `same-origin`, not `no-referrer`: under `no-referrer` browsers post forms with `Origin: null`.
+    c.header('Referrer-Policy', 'same-origin');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Cross-Origin-Opener-Policy', 'same-origin');
+    c.header('Cross-Origin-Resource-Policy', 'same-origin');
+    c.header('Cache-Control', 'no-store');
+  });
+
+  app.use('*', async (c, next) => {
+    const host = c.req.header('host') ?? '';
+    if (options.allowedHosts !== undefined && !options.allowedHosts.includes(hostName(host))) {
+      return c.text(`Host \`${host}\` is not this dashboard's address`, 421);
+    }
+    // A form posted from another origin is refused before it reaches a handler (CSRF, login CSRF).
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const origin = c.req.header('origin');
+      if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+        return c.text(`Cross-origin request refused (origin \`${origin}\`)`, 403);
+      }
+    }
+    return next();
+  });
+
+  // Forms are small; a larger body is refused before it is read.
+  app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('Request body too large', 413) }));
+
+  app.get('/static/dashboard.css', (c) => c.body(DASHBOARD_CSS, 200, { 'Content-Type': 'text/css; charset=utf-8' }));
+  app.get('/static/dashboard.js', (c) =>
+    c.body(DASHBOARD_JS, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }),
+  );
+
+  app.get('/favicon.ico', (c) => c.body(null, 204));
+  app.get('/login', (c) => page(c, 'Sign in', loginContent(undefined)));
+  app.post('/login', async (c) => {
+    const body = await c.req.parseBody();
+    const scope = typeof body.token === 'string' ? scopeOf(tokens, body.token) : undefined;
+    if (scope === undefined) return page(c, 'Sign in', loginContent('That token is not accepted'), 403);
+    const session = sessions.open(scope);
+    setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    return c.redirect('/', 303);
+  });
+
+  // Who is asking: a session cookie, a bearer token, or (loopback only) anyone, with a fresh session.
+  app.use('*', async (c, next) => {
+    const cookie = getCookie(c, SESSION_COOKIE);
+    let session = cookie === undefined ? undefined : sessions.get(cookie);
+    let scope = session?.scope;
+    const bearer = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
+    if (scope === undefined && bearer !== undefined) scope = scopeOf(tokens, bearer);
+    if (scope === undefined && options.allowAnonymous === true) {
+      session = sessions.open('act');
+      scope = session.scope;
+      setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    }
+    if (scope === undefined) {
+      if (c.req.method === 'GET' && bearer === undefined) return c.redirect('/login', 303);
+      return c.text('A token is required (a session, or `Authorization: Bearer TOKEN`)', 401);
+    }
+    c.set('session', session?.scope === scope ? session : undefined);
+    c.set('scope', scope);
+    return next();
+  });
+
+  /** Why this request may not act, or undefined; checks scope, read-only and the CSRF secret. */
+  function refuseAct(c: Context<Env>, form: ActionForm): string | undefined {
+    if (readOnly) return 'This dashboard is read-only: every action is refused';
+    if (c.get('scope') !== 'act') return 'Your token may read but not act';
+    const session = c.get('session');
+    // A bearer token is not ambient (a browser never attaches it by itself), so it needs no CSRF secret.
+    if (session === undefined) return c.req.header('authorization') === undefined ? 'No session' : undefined;
+    if (form._csrf === undefined || !sameSecret(session.csrf, form._csrf)) {
+      return 'The form is stale or was not sent by this dashboard (CSRF check failed); reload the page';
+    }
+    return undefined;
+  }
+
+  const noActions = (c: Context<Env>): string | undefined =>
+    readOnly
+      ? 'Read-only: actions are refused.'
+      : c.get('scope') === 'act'
+        ? undefined
+        : 'Your token may read but not act.';
+
+  app.get('/', async (c) => {
+    const now = clock.now();
+    const summaries = await Promise.all(options.ledgers.map((named) => summarize(named, now, limits)));
+    return page(c, 'Overview', overviewContent(summaries, await chain?.view(), now, limits));
+  });
+
+  app.get('/transitions', async (c) => {
+    const parsed = parseListParams(new URL(c.req.url).searchParams, ledgerNames);
+    const named = options.ledgers.find((l) => l.name === parsed.params.ledger);
+    if (named === undefined) return page(c, 'Transitions', flash('bad', 'The config has no ledger'), 404);
+    const now = clock.now();
+    const result = await listPage(named, parsed.params, now, limits);
+    const status = parsed.error === undefined ? 200 : 400;
+    return page(c, `Transitions (${named.name})`, listContent(parsed.params, result, now, parsed.error), status);
+  });
+
+  async function transitionPage(c: Context<Env>, key: string, message?: Html, status: 200 | 409 = 200) {
+    const found = await findRecord(options.ledgers, key);
+    if (found === undefined) return page(c, 'Transition', flash('bad', `No transition \`${key}\``), 404);
+    const view = await chain?.view();
+    const content = transitionContent(
+      {
+        ledger: found.named.name,
+        record: found.record,
+        chain: view,
+        receipts: view?.byKey.get(key) ?? [],
+        csrf: c.get('session')?.csrf,
+        noActions: noActions(c),
+        now: clock.now(),
+      },
+      message,
+    );
+    return page(c, `Transition · ${found.record.tool}`, content, status);
+  }
+
+  app.get('/t/:key', (c) => {
+    const done = c.req.query('done');
+    return transitionPage(c, c.req.param('key'), done === undefined ? undefined : flash('ok', done));
+  });
+
+  async function actionForm(c: Context<Env>): Promise<ActionForm> {
+    const body = await c.req.parseBody();
+    const form: Record<string, string> = {};
+    for (const [name, value] of Object.entries(body)) if (typeof value === 'string') form[name] = value;
+    return form;
+  }
+
+  app.post('/t/:key/confirm', async (c) => {
+    const key = c.req.param('key');
+    const form = await actionForm(c);
+    const refused = refuseAct(c, form);
+    if (refused !== undefined) return page(c, 'Refused', flash('bad', refused), 403);
+    const parsed = parseAction(form);
+    if (!parsed.ok) return transitionPage(c, key, flash('bad', parsed.message), 409);
+    const found = await findRecord(options.ledgers, key);
+    if (found === undefined) return page(c, 'Transition', flash('bad', `No transition \`${key}\``), 404);
+    const csrf = c.get('session')?.csrf ?? '';
+    return page(c, 'Confirm', confirmContent(found.record, parsed.value, csrf, clock.now()));
+  });
+
+  app.post('/t/:key/act', async (c) => {
+    const key = c.req.param('key');
+    const form = await actionForm(c);
+    const refused = refuseAct(c, form);
+    if (refused !== undefined) return page(c, 'Refused', flash('bad', refused), 403);
+    const parsed = parseAction(form);
+    if (!parsed.ok) return transitionPage(c, key, flash('bad', parsed.message), 409);
+    if (form.confirm !== 'yes') return transitionPage(c, key, flash('bad', 'Confirm the action first'), 409);
+    const found = await findRecord(options.ledgers, key);
+    if (found === undefined) return page(c, 'Transition', flash('bad', `No transition \`${key}\``), 404);
+    const outcome = await runAction(found.named, key, parsed.value);
+    if (!outcome.ok) return transitionPage(c, key, flash('bad', `Refused by the ledger: ${outcome.message}`), 409);
+    const done = `Done: ${parsed.value.kind.replaceAll('_', ' ')} by ${parsed.value.by}; now ${outcome.record.outcome}`;
+    return c.redirect(`/t/${encodeURIComponent(key)}?done=${encodeURIComponent(done)}`, 303);
+  });
+
+  app.get('/receipts', async (c) => {
+    const view = await chain?.view();
+    return page(
+      c,
+      'Receipts',
+      html`<section class="card" id="chain" data-live>${
+        view === undefined ? html`<p class="note">The config has no receipts.</p>` : chainVerdict(view)
+      }</section>`,
+    );
+  });
+
+  app.onError((error, c) => {
+    options.onError?.(error);
+    const message = error instanceof GuardError ? error.message : 'The dashboard failed to answer';
+    return page(c, 'Error', flash('bad', message), 503);
+  });
+
+  return app;
+}

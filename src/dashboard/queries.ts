@@ -1,0 +1,215 @@
+/**
+ * What the dashboard reads, always through the stores' own paged `list` queries (never a scan of
+ * everything): the at-a-glance counts over a bounded window, what is stuck, and filtered pages.
+ *
+ * Bounds, stated on every page that shows them:
+ * - counts by outcome, tool and agent cover the transitions updated in the last `windowMs`, at most
+ *   `windowLimit` of them per ledger (the newest); past that a count is a lower bound;
+ * - the stuck list asks the store for UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT and IN_FLIGHT records of
+ *   any age, at most `stuckLimit` per ledger, and keeps IN_FLIGHT ones whose lease has passed;
+ * - filters the store cannot apply (agent, thread, run, free text, EXPIRED against IN_FLIGHT) are
+ *   applied to the fetched pages, at most `scanLimit` records per request; a request that reaches
+ *   the bound says so and offers the cursor to read on.
+ */
+import { Outcome } from '../ledger/envelope.js';
+import { isExpired } from '../ledger/resolve-gate.js';
+import type { TransitionRecord } from '../ledger/transition-record.js';
+import type { Ledger } from '../ledger/types.js';
+import type { ListQuery } from '../storage/ledger-storage.js';
+
+/** A ledger of the config, under the name the dashboard shows (`action`, `task`). */
+export interface NamedLedger {
+  readonly name: string;
+  readonly ledger: Pick<Ledger, 'get' | 'list' | 'release' | 'markWorkerDead' | 'storage'>;
+}
+
+/** How much one request may read. */
+export interface QueryLimits {
+  readonly windowMs: number;
+  readonly windowLimit: number;
+  readonly stuckLimit: number;
+  readonly scanLimit: number;
+  readonly pageSize: number;
+}
+
+/** The bounds the dashboard uses unless told otherwise. */
+export const DEFAULT_LIMITS: QueryLimits = {
+  windowMs: 24 * 3_600_000,
+  windowLimit: 2_000,
+  stuckLimit: 1_000,
+  scanLimit: 2_000,
+  pageSize: 50,
+};
+
+/** The outcome an operator reads: `EXPIRED` for an IN_FLIGHT record whose lease has passed. */
+export function shownOutcome(record: TransitionRecord, now: number): string {
+  return isExpired(record, now) ? 'EXPIRED' : record.outcome;
+}
+
+const STUCK_STORED: readonly Outcome[] = ['UNKNOWN', 'BLOCKED', 'FAILED_AFTER_EFFECT', 'IN_FLIGHT'];
+
+/** Every outcome a filter may name. */
+export const FILTER_OUTCOMES: readonly string[] = [...Object.values(Outcome), 'EXPIRED'];
+
+/** Read pages of `query` until `limit` records or the end; `capped` when more remained. */
+async function readPages(
+  ledger: NamedLedger['ledger'],
+  query: ListQuery,
+  limit: number,
+): Promise<{ records: TransitionRecord[]; capped: boolean }> {
+  const records: TransitionRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await ledger.list({
+      ...query,
+      limit: Math.min(1000, limit - records.length),
+      ...(cursor === null ? {} : { cursor }),
+    });
+    records.push(...page.records);
+    cursor = page.nextCursor;
+  } while (cursor !== null && records.length < limit);
+  return { records, capped: cursor !== null };
+}
+
+function countBy(records: readonly TransitionRecord[], of: (record: TransitionRecord) => string): [string, number][] {
+  const counts = new Map<string, number>();
+  for (const record of records) counts.set(of(record), (counts.get(of(record)) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+/** The at-a-glance view of one ledger. */
+export interface LedgerSummary {
+  readonly name: string;
+  readonly store: string;
+  readonly windowFrom: number;
+  /** Records read for the counts, and whether the window held more. */
+  readonly scanned: number;
+  readonly capped: boolean;
+  readonly byOutcome: readonly [string, number][];
+  readonly byTool: readonly [string, number][];
+  readonly byAgent: readonly [string, number][];
+  /** UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT and expired IN_FLIGHT records, newest first. */
+  readonly stuck: readonly TransitionRecord[];
+  readonly stuckCapped: boolean;
+}
+
+/** Count the window and find what is stuck, for one ledger. */
+export async function summarize(named: NamedLedger, now: number, limits: QueryLimits): Promise<LedgerSummary> {
+  const windowFrom = now - limits.windowMs;
+  const [window, stuck] = await Promise.all([
+    readPages(named.ledger, { updatedFrom: windowFrom }, limits.windowLimit),
+    readPages(named.ledger, { outcome: STUCK_STORED }, limits.stuckLimit),
+  ]);
+  return {
+    name: named.name,
+    store: named.ledger.storage.capabilities.name,
+    windowFrom,
+    scanned: window.records.length,
+    capped: window.capped,
+    byOutcome: countBy(window.records, (record) => shownOutcome(record, now)),
+    byTool: countBy(window.records, (record) => record.tool),
+    byAgent: countBy(window.records, (record) => record.agentId),
+    stuck: stuck.records.filter((record) => record.outcome !== 'IN_FLIGHT' || isExpired(record, now)),
+    stuckCapped: stuck.capped,
+  };
+}
+
+/** The filters of the list page. */
+export interface ListFilter {
+  readonly outcomes: readonly string[];
+  readonly tool?: string;
+  readonly from?: number;
+  readonly to?: number;
+  readonly agent?: string;
+  readonly thread?: string;
+  readonly run?: string;
+  /** Matched against key, ticket and external operation ref. */
+  readonly text?: string;
+  readonly cursor?: string;
+}
+
+/** One list page. */
+export interface ListResult {
+  readonly records: readonly TransitionRecord[];
+  readonly nextCursor: string | null;
+  /** Records read from the store for this page. */
+  readonly scanned: number;
+  /** True when filters applied here stopped at `scanLimit` before filling the page. */
+  readonly scanCapped: boolean;
+  /** True when some filter is applied to the fetched pages rather than by the store. */
+  readonly filteredHere: boolean;
+}
+
+function storedOutcomes(outcomes: readonly string[]): Outcome[] | undefined {
+  if (outcomes.length === 0) return undefined;
+  return [...new Set(outcomes.map((o) => (o === 'EXPIRED' ? 'IN_FLIGHT' : (o as Outcome))))];
+}
+
+function inPageFilter(filter: ListFilter, now: number): ((record: TransitionRecord) => boolean) | undefined {
+  const derived = filter.outcomes.includes('EXPIRED') !== filter.outcomes.includes('IN_FLIGHT');
+  const text = filter.text?.toLowerCase();
+  if (!derived && filter.agent === undefined && filter.thread === undefined && filter.run === undefined && !text) {
+    return undefined;
+  }
+  return (record) =>
+    (!derived || filter.outcomes.includes(shownOutcome(record, now))) &&
+    (filter.agent === undefined || record.agentId === filter.agent) &&
+    (filter.thread === undefined || record.scope.threadId === filter.thread) &&
+    (filter.run === undefined || record.scope.runId === filter.run) &&
+    (!text ||
+      [record.key, record.ticket, record.externalOperationRef].some((field) => field?.toLowerCase().includes(text)));
+}
+
+/** One page of `filter` on one ledger, newest update first. */
+export async function listPage(
+  named: NamedLedger,
+  filter: ListFilter,
+  now: number,
+  limits: QueryLimits,
+): Promise<ListResult> {
+  const outcome = storedOutcomes(filter.outcomes);
+  const base: ListQuery = {
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(filter.tool === undefined ? {} : { tool: filter.tool }),
+    ...(filter.from === undefined ? {} : { updatedFrom: filter.from }),
+    ...(filter.to === undefined ? {} : { updatedTo: filter.to }),
+  };
+  const keep = inPageFilter(filter, now);
+  if (keep === undefined) {
+    const page = await named.ledger.list({
+      ...base,
+      limit: limits.pageSize,
+      ...(filter.cursor === undefined ? {} : { cursor: filter.cursor }),
+    });
+    return { ...page, scanned: page.records.length, scanCapped: false, filteredHere: false };
+  }
+  // Whole store pages are kept, so the cursor handed on never skips a record of a page half read.
+  const records: TransitionRecord[] = [];
+  let cursor: string | null = filter.cursor ?? null;
+  let scanned = 0;
+  do {
+    const page = await named.ledger.list({ ...base, limit: 200, ...(cursor === null ? {} : { cursor }) });
+    scanned += page.records.length;
+    records.push(...page.records.filter(keep));
+    cursor = page.nextCursor;
+  } while (cursor !== null && records.length < limits.pageSize && scanned < limits.scanLimit);
+  return {
+    records,
+    nextCursor: cursor,
+    scanned,
+    scanCapped: cursor !== null && records.length < limits.pageSize,
+    filteredHere: true,
+  };
+}
+
+/** The ledger holding `key` and its record, or undefined. */
+export async function findRecord(
+  ledgers: readonly NamedLedger[],
+  key: string,
+): Promise<{ readonly named: NamedLedger; readonly record: TransitionRecord } | undefined> {
+  for (const named of ledgers) {
+    const record = await named.ledger.get(key);
+    if (record !== null) return { named, record };
+  }
+  return undefined;
+}

@@ -1,0 +1,140 @@
+/**
+ * A dashboard over a real ledger for the HTTP and browser tests: a completed call and an UNKNOWN
+ * one made by the ledger itself (so their receipts are real), plus an expired claim, a held claim
+ * and a BLOCKED record written through the store's `create`.
+ */
+
+import type { Hono } from 'hono';
+import { createDashboardApp } from '../../src/dashboard/create-dashboard-app.js';
+import type { DashboardOptions } from '../../src/dashboard/dashboard-options.js';
+import { createLedger, recordExternalOperation, sideEffect } from '../../src/index.js';
+import { createMemoryReceiptSink } from '../../src/ledger/receipts/memory-sink.js';
+import type { ReceiptSink } from '../../src/ledger/receipts/receipt-sink.js';
+import { createHmacSigner } from '../../src/ledger/receipts/signers.js';
+import type { TransitionRecord } from '../../src/ledger/transition-record.js';
+import type { Ledger } from '../../src/ledger/types.js';
+import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
+import { makeTestRecord } from '../../src/testing/index.js';
+
+/** The ledger, its receipts and the records the tests act on. */
+export interface Seeded {
+  readonly ledger: Ledger;
+  readonly sink: ReceiptSink;
+  readonly signer: ReturnType<typeof createHmacSigner>;
+  readonly completed: TransitionRecord;
+  readonly unknown: TransitionRecord;
+  readonly expired: TransitionRecord;
+  readonly held: TransitionRecord;
+  readonly blocked: TransitionRecord;
+}
+
+/** Seed a ledger on `storage` with one transition of each kind an operator meets. */
+export async function seedLedger(
+  storage: LedgerStorage,
+  sink: ReceiptSink = createMemoryReceiptSink(),
+): Promise<Seeded> {
+  const signer = createHmacSigner({ key: 'k'.repeat(48), keyId: 'k1' });
+  const ledger = createLedger({ storage, agentId: 'pay-agent', policyVersion: '1', receipts: { sink, signer } });
+  const lookup = ledger.tool({ name: 'lookup_order', sideEffectClass: 'read' }, async () => ({ status: 'shipped' }));
+  const pay = ledger.tool({ name: 'send_payment', sideEffectClass: 'non_idempotent_mutate' }, async () =>
+    sideEffect(async () => {
+      await recordExternalOperation('pi_42');
+      throw new Error('gateway timed out');
+    }),
+  );
+  await ledger.run({ threadId: 'thread-a', runId: 'run-a' }, () => lookup({ id: 'o-1' }, { toolCallId: 'call_look' }));
+  await ledger
+    .run({ threadId: 'thread-b', runId: 'run-b' }, () => pay({ amount: 40 }, { toolCallId: 'call_pay' }))
+    .catch(() => undefined);
+  const now = Date.now();
+  const expired = makeTestRecord({
+    tool: 'ship_parcel',
+    agentId: 'ship-agent',
+    owner: 'host-a:11:aaaa#1',
+    leaseUntil: now - 60_000,
+    lastHeartbeatAt: now - 120_000,
+    createdAt: now - 180_000,
+    firstAttemptAt: now - 180_000,
+    updatedAt: now - 120_000,
+  });
+  const held = makeTestRecord({
+    tool: 'send_email',
+    owner: 'host-b:22:bbbb#3',
+    leaseUntil: now + 3_600_000,
+    lastHeartbeatAt: now,
+    createdAt: now - 1000,
+    firstAttemptAt: now - 1000,
+    updatedAt: now - 1000,
+  });
+  const blocked = makeTestRecord({
+    tool: 'refund',
+    outcome: 'BLOCKED',
+    owner: null,
+    leaseUntil: null,
+    createdAt: now - 5000,
+    firstAttemptAt: now - 5000,
+    updatedAt: now - 5000,
+  });
+  for (const record of [expired, held, blocked]) await storage.create(record);
+  const all = (await ledger.list({ limit: 10 })).records;
+  const byTool = (tool: string) => all.find((record) => record.tool === tool) as TransitionRecord;
+  return {
+    ledger,
+    sink,
+    signer,
+    completed: byTool('lookup_order'),
+    unknown: byTool('send_payment'),
+    expired,
+    held,
+    blocked,
+  };
+}
+
+/** A dashboard app over a seeded ledger. */
+export function dashboardOf(seeded: Seeded, options: Partial<DashboardOptions> = {}): Hono {
+  return createDashboardApp({
+    ledgers: [{ name: 'action', ledger: seeded.ledger }],
+    receipts: { sink: seeded.sink, keys: seeded.signer },
+    allowAnonymous: true,
+    ...options,
+  }) as unknown as Hono;
+}
+
+/** A browser-like client of an app: keeps the session cookie, reads the CSRF secret off forms. */
+export interface Client {
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  post(path: string, form: Record<string, string>, headers?: Record<string, string>): Promise<Response>;
+  /** The CSRF secret of the last page that had a form. */
+  csrf(): string;
+}
+
+/** A client of `app` (requests go through `app.request`, as HTTP would). */
+export function clientOf(app: Hono): Client {
+  let cookie: string | undefined;
+  let csrf = '';
+  const remember = async (response: Response): Promise<Response> => {
+    const set = response.headers.get('set-cookie');
+    if (set !== null) cookie = set.split(';')[0];
+    const text = await response.clone().text();
+    const found = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (found !== undefined) csrf = found;
+    return response;
+  };
+  const base = (headers: Record<string, string>) => ({
+    host: '127.0.0.1:4500',
+    ...(cookie === undefined ? {} : { cookie }),
+    ...headers,
+  });
+  return {
+    get: async (path, headers = {}) => remember(await app.request(path, { headers: base(headers) })),
+    post: async (path, form, headers = {}) =>
+      remember(
+        await app.request(path, {
+          method: 'POST',
+          headers: { ...base(headers), 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(form).toString(),
+        }),
+      ),
+    csrf: () => csrf,
+  };
+}
