@@ -72,7 +72,7 @@ describe('hyphae doctor: passing', () => {
       ['receipt key', true],
       ['receipt sink', true],
     ]);
-    expect(report.items[2]?.detail).toMatch(/schema version readable$/);
+    expect(report.items[2]?.detail).toMatch(/schema version readable\nledger [0-9a-f-]{36} since /);
   });
 });
 

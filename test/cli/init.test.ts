@@ -120,7 +120,7 @@ describe('hyphae init', () => {
     const stray = hyphae(dir, ['init', '-c', 'ledgers.yaml']);
 
     expect(stores.code).toBe(0);
-    expect(stores.stdout).toMatch(/^Ready sqlite/);
+    expect(stores.stdout).toMatch(/^Ledger sqlite: [0-9a-f-]{36} \(since /);
     expect(existsSync(join(dir, 'data', 'ledger.db'))).toBe(true);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('`--stores` reads a config (`-c FILE`); it takes no `--full`');

@@ -49,6 +49,7 @@ describe('sqlite snapshot storage', () => {
     expect(db.open).toBe(true);
     expect(tables).toEqual([{ name: 'app_meta' }, { name: 'app_run_snapshots' }, { name: 'app_transitions' }]);
     expect(versions).toEqual([
+      { name: 'ledger_created_at', value: expect.stringMatching(/^\d+$/) },
       { name: 'ledger_id', value: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       { name: 'schema_version', value: '1' },
       { name: 'snapshots_schema_version', value: '1' },

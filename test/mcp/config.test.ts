@@ -41,7 +41,7 @@ describe('the `mcp` section of hyphae.yaml', () => {
     });
     // `payment` is an alias of the class it names.
     expect(settings.mcp?.tools.pay).toEqual({
-      sideEffectClass: 'keyed_mutate',
+      sideEffectClass: 'non_idempotent_mutate',
       permissions: ['payments'],
       approval: 'required',
       costUsd: 0.1,

@@ -91,6 +91,7 @@ describe('sqlite storage setup', () => {
     const raw = new Database(file);
     // One schema row and one ledger id, however many stores and connections raced to create them.
     expect(raw.prepare('SELECT name, value FROM hyphae_meta ORDER BY name').all()).toEqual([
+      { name: 'ledger_created_at', value: expect.stringMatching(/^\d+$/) },
       { name: 'ledger_id', value: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       { name: 'schema_version', value: '1' },
     ]);
@@ -130,11 +131,18 @@ describe('sqlite storage setup', () => {
     await storage.close();
   });
 
-  it('declares an in-memory database neither durable nor cross-process', async () => {
-    expect(createSqliteStorage({ path: freshFile(), driver }).capabilities).toEqual({
+  it('declares an in-memory database neither durable nor cross-process, and a temp file not durable', async () => {
+    // Nothing is opened before the first operation, so a path that does not exist is fine here.
+    expect(createSqliteStorage({ path: '/var/lib/hyphae-never-created/ledger.db', driver }).capabilities).toEqual({
       name: 'sqlite',
       crossProcess: true,
       durable: true,
+    });
+    // A file under the temp directory survives the process but not the next cleaner or reboot.
+    expect(createSqliteStorage({ path: freshFile(), driver }).capabilities).toEqual({
+      name: 'sqlite',
+      crossProcess: true,
+      durable: false,
     });
     const memory = createSqliteStorage({ path: ':memory:', driver });
     expect(memory.capabilities).toEqual({ name: 'sqlite', crossProcess: false, durable: false });
