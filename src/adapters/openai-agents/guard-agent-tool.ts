@@ -26,6 +26,24 @@ function inputFor(args: unknown, input: string): string {
   return JSON.stringify(args ?? {});
 }
 
+/**
+ * What the SDK's default `errorFunction` answers when a tool throws. `invoke` catches the tool's
+ * error and returns this text, so the guards would otherwise book a failed call as a result: the
+ * ledger as completed, the loop fuse as a repeated result.
+ */
+const SDK_DEFAULT_TOOL_ERROR = 'An error occurred while running the tool. Please try again.';
+
+/** A tool call that failed inside `invoke`, carrying the answer the SDK gave for it. */
+class AgentToolFailed extends Error {
+  readonly answer: string;
+
+  constructor(answer: string) {
+    super(answer);
+    this.name = 'AgentToolFailed';
+    this.answer = answer;
+  }
+}
+
 function guardedInvoke(tool: AgentFunctionToolLike, registry: AgentRunRegistry, options: GuardAgentToolOptions) {
   const invoke = tool.invoke as (runContext: unknown, input: string, details?: unknown) => Promise<unknown>;
   return async function invokeGuarded(runContext: unknown, input: string, details?: unknown): Promise<unknown> {
@@ -35,7 +53,12 @@ function guardedInvoke(tool: AgentFunctionToolLike, registry: AgentRunRegistry, 
     const signal = callDetails.signal;
     const outcome = await run.executeToolCall(
       { id: callId, name: tool.name, argsText: input },
-      (args) => invoke.call(tool, runContext, inputFor(args, input), details),
+      async (args) => {
+        const answer = await invoke.call(tool, runContext, inputFor(args, input), details);
+        // Booked as the failure it was (a retry allowance, not a loop; not a stored result).
+        if (answer === SDK_DEFAULT_TOOL_ERROR) throw new AgentToolFailed(answer);
+        return answer;
+      },
       { abortSignal: signal },
     );
     return answerOf(outcome, signal);
@@ -49,6 +72,7 @@ function answerOf(outcome: ToolCallOutcome, signal: AbortSignal | undefined): un
     case 'refused':
       return outcome.message;
     case 'error':
+      if (outcome.error instanceof AgentToolFailed) return outcome.error.answer;
       // The SDK decides what a tool's own throw means (a timeout, a fatal input error): re-thrown.
       if (isAbortError(outcome.error, signal) || !(outcome.error instanceof GuardError)) throw outcome.error;
       return outcome.message;
