@@ -431,6 +431,7 @@ export type {
   LedgerOptions,
   ReconcileRequest,
   Reconciler,
+  ReconcilerObject,
   ReconcileVerdict,
   ReleaseInput,
   SweepReceiptsOptions,

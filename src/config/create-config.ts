@@ -15,6 +15,7 @@ import type {
   Ledger,
   LedgeredFunction,
   Reconciler,
+  ReconcilerObject,
   SweepReceiptsReport,
   TaskCallOptions,
   TaskSpec,
@@ -40,7 +41,7 @@ export interface ConfigParts {
   readonly snapshotStorage: SnapshotStorage | undefined;
   readonly historyGuard: HistoryGuard | undefined;
   readonly clock: Clock | undefined;
-  readonly reconcilers: Readonly<Record<string, Reconciler>>;
+  readonly reconcilers: Readonly<Record<string, Reconciler | ReconcilerObject>>;
   readonly emit: (event: PrepareMessagesEvent) => void;
 }
 
@@ -128,7 +129,7 @@ function taskSpec(
   name: string,
   task: TaskSettings,
   leaseTtlMs: number | undefined,
-  reconciler: Reconciler | undefined,
+  reconciler: Reconciler | ReconcilerObject | undefined,
 ): TaskSpec {
   const lease = task.leaseTtlMs ?? leaseTtlMs;
   return {

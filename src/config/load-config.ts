@@ -14,7 +14,14 @@ import type { FuseEvent } from '../fuses/events.js';
 import { InvalidArgumentError, kindOf, optionsOf, readOptions } from '../invalid-argument.js';
 import { createLedger } from '../ledger/create-ledger.js';
 import type { ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
-import type { Ledger, LedgerEvent, LedgerLogger, LedgerOptions, Reconciler } from '../ledger/types.js';
+import type {
+  Ledger,
+  LedgerEvent,
+  LedgerLogger,
+  LedgerOptions,
+  Reconciler,
+  ReconcilerObject,
+} from '../ledger/types.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import type { SnapshotStorage } from '../storage/snapshot-storage.js';
 import { buildFuses } from './build-fuses.js';
@@ -53,7 +60,7 @@ export interface LoadConfigOptions {
   readonly clock?: Clock;
   readonly logger?: LedgerLogger;
   /** Reconcilers by tool or task name (YAML cannot hold code). */
-  readonly reconcilers?: Readonly<Record<string, Reconciler>>;
+  readonly reconcilers?: Readonly<Record<string, Reconciler | ReconcilerObject>>;
   /** Prefix of the ledgers' owner ids. */
   readonly ownerId?: string;
   /** Observes fuse decisions, snapshot failures, transcript repairs, history warnings and ledger steps. */

@@ -12,7 +12,7 @@ import { GuardError } from '../errors.js';
 import { assertAllowed } from '../fuses/errors.js';
 import type { FuseBox } from '../fuses/fuse-box.js';
 import type { FuseRun } from '../fuses/run-box.js';
-import type { CallOptions, Ledger, Reconciler, ToolSpec } from '../ledger/types.js';
+import type { CallOptions, Ledger, Reconciler, ReconcilerObject, ToolSpec } from '../ledger/types.js';
 import { boundedOptions } from './bounded-rules.js';
 import type { ToolSettings } from './types.js';
 
@@ -25,7 +25,7 @@ export type ConfiguredTool<A, R> = (args: A, options?: CallOptions) => Promise<R
 /** What code adds to a tool's configured settings. */
 export interface ToolOverrides {
   /** Asks the provider whether an UNKNOWN call happened; YAML cannot hold one. */
-  readonly reconciler?: Reconciler;
+  readonly reconciler?: Reconciler | ReconcilerObject;
 }
 
 /** What wrapping needs from the loaded config. */
@@ -40,7 +40,7 @@ export interface ToolWiring {
 
 type Layer = (args: unknown, options: CallOptions) => Promise<unknown>;
 
-function toolSpec(name: string, tool: ToolSettings, reconciler: Reconciler | undefined): ToolSpec {
+function toolSpec(name: string, tool: ToolSettings, reconciler: Reconciler | ReconcilerObject | undefined): ToolSpec {
   return {
     name,
     sideEffectClass: tool.sideEffectClass ?? 'non_idempotent_mutate',

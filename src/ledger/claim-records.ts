@@ -19,6 +19,7 @@ export interface ExecutorContext {
   readonly agentId: string;
   readonly policyVersion: string;
   readonly leaseTtlMs: number;
+  /** Undefined: a third of the lease; 0: no renewal. */
   readonly renewIntervalMs: number | undefined;
   /** Arms a one-shot timer on the ledger clock (its `schedule`, or `sleep` when it has none). */
   readonly schedule: (ms: number, fn: () => void) => () => void;

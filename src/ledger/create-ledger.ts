@@ -15,6 +15,7 @@ import { newOwnerPrefix } from './owner-id.js';
 import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
 import { receiptBlocked, sweepReceipts } from './receipts/ledger-receipts.js';
 import { createReceiptWriter, type ReceiptWriter } from './receipts/receipt-writer.js';
+import { reconcilerOf } from './reconciler-of.js';
 import { normalizeScope } from './transition-key.js';
 import type {
   CallOptions,
@@ -99,15 +100,18 @@ export function createLedger(given: LedgerOptions): Ledger {
     policyVersion,
     leaseTtlMs,
     schedule: scheduleOn(options.clock ?? systemClock),
+    // 0 turns renewal off, as in mycelium-runtime (a lease then expires `leaseTtlMs` after the claim).
     renewIntervalMs:
       options.leaseRenewIntervalMs === undefined
         ? undefined
-        : positive('leaseRenewIntervalMs', options.leaseRenewIntervalMs, 1),
+        : options.leaseRenewIntervalMs === 0
+          ? 0
+          : positive('leaseRenewIntervalMs', options.leaseRenewIntervalMs, 1),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 25),
     pollMaxIntervalMs: positive('pollMaxIntervalMs', options.pollMaxIntervalMs, 1_000),
     pollTimeoutMs:
       options.pollTimeoutMs === undefined ? undefined : positive('pollTimeoutMs', options.pollTimeoutMs, 1),
-    reconciler: options.reconciler,
+    reconciler: reconcilerOf(options.reconciler, 'The ledger option'),
     reconcileTimeoutMs: positive('reconcileTimeoutMs', options.reconcileTimeoutMs, 10_000),
     logger: options.logger,
     deferReadOnlyUnknown: options.deferReadOnlyUnknown === true,

@@ -11,6 +11,7 @@ import {
   type SideEffectClass,
   type Spendability,
 } from './envelope.js';
+import { reconcilerOf } from './reconciler-of.js';
 import type { GateAttempt } from './resolve-gate.js';
 import {
   argsFingerprint,
@@ -72,7 +73,7 @@ export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec): Resolv
     providerIdempotencyKeyTtlMs: ttl,
     identity: kind === 'tool' ? (toolSpec.identity ?? 'call') : 'intent',
     excludedParams: Object.freeze([...(spec.bookkeepingParams ?? []), ...(keyParam === undefined ? [] : [keyParam])]),
-    reconciler: spec.reconciler,
+    reconciler: reconcilerOf(spec.reconciler, `${kind === 'tool' ? 'Tool' : 'Task'} \`${spec.name}\`:`),
     leaseTtlMs: spec.leaseTtlMs,
     onArgsDrift: kind === 'tool' ? toolSpec.onArgsDrift : 'off',
     idFrom: idFrom === undefined ? undefined : Object.freeze([...idFrom]),

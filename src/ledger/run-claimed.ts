@@ -27,7 +27,7 @@ import type { TransitionRecord } from './transition-record.js';
 import type { CallOptions } from './types.js';
 
 function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): () => void {
-  if (ttl <= 0) return () => undefined;
+  if (ttl <= 0 || ctx.renewIntervalMs === 0) return () => undefined;
   const interval = Math.max(1, ctx.renewIntervalMs ?? Math.floor(ttl / 3));
   const { schedule } = ctx;
   let stopped = false;

@@ -48,6 +48,11 @@ export type ReconcileVerdict =
 /** Asks the provider whether an operation happened. May be sync or async. */
 export type Reconciler = (request: ReconcileRequest) => ReconcileVerdict | Promise<ReconcileVerdict>;
 
+/** A reconciler as an object (mycelium-runtime's protocol): its `reconcile` method is called. */
+export interface ReconcilerObject {
+  reconcile(request: ReconcileRequest): ReconcileVerdict | Promise<ReconcileVerdict>;
+}
+
 /**
  * Where the ledger's receipts go and who signs them: a sink and a signer, or a writer shared with
  * another ledger (an action ledger and a task ledger on one chain).
@@ -102,7 +107,7 @@ export interface LedgerOptions {
   readonly policyVersion: string;
   /** Lease length; ≤ 0 is unbounded. Default 300 000 (5 minutes). */
   readonly leaseTtlMs?: number;
-  /** How often a running call renews its lease. Default a third of the lease. */
+  /** How often a running call renews its lease. Default a third of the lease; 0 turns renewal off. */
   readonly leaseRenewIntervalMs?: number;
   /** First poll interval while another owner runs the call. Default 25 ms, doubling to `pollMaxIntervalMs`. */
   readonly pollIntervalMs?: number;
@@ -111,8 +116,8 @@ export interface LedgerOptions {
   /** How long a caller waits for another owner; never shorter than the lease. */
   readonly pollTimeoutMs?: number;
   readonly clock?: Clock;
-  /** Default reconciler for tools that declare none. */
-  readonly reconciler?: Reconciler;
+  /** Default reconciler for tools that declare none: a function, or an object with `reconcile`. */
+  readonly reconciler?: Reconciler | ReconcilerObject;
   /** A reconciler slower than this counts as UNKNOWN. Default 10 000 ms. */
   readonly reconcileTimeoutMs?: number;
   readonly logger?: LedgerLogger;
@@ -183,7 +188,7 @@ export interface ToolSpec {
   readonly identity?: ToolIdentity;
   /** Arguments that are bookkeeping, not intent; excluded from the args fingerprint. */
   readonly bookkeepingParams?: readonly string[];
-  readonly reconciler?: Reconciler;
+  readonly reconciler?: Reconciler | ReconcilerObject;
   readonly leaseTtlMs?: number;
   readonly onArgsDrift?: ArgsDriftPolicy;
 }

@@ -95,12 +95,12 @@ describe('units', () => {
     ]);
   });
 
-  it('does not carry a renewal interval of 0, which mycelium-runtime uses to turn renewal off', () => {
+  it('writes a renewal interval of 0, mycelium-runtime’s renewal off, as `0s`', () => {
     const { notes, issues } = migrateMyceliumConfig(
       yaml('transition: {agent_id: a, policy_version: "1", lease_renew_interval: 0}'),
     );
     expect(issues).toEqual([]);
-    expect(notes.find((n) => n.path === 'transition.lease_renew_interval')?.message).toContain('always renews');
+    expect(notes.find((n) => n.path === 'transition.lease_renew_interval')?.message).toContain('written `0s`');
   });
 });
 

@@ -14,14 +14,17 @@ export function migrateTransition(m: Migration, map: YAMLMap): void {
     if (!convertSeconds(m, map, key, `transition.${key}`))
       dropKey(m, map, key, `transition.${key}`, 'must be a positive duration here');
   }
-  if (!convertSeconds(m, map, 'lease_renew_interval', 'transition.lease_renew_interval'))
-    dropKey(
-      m,
-      map,
-      'lease_renew_interval',
+  if (!convertSeconds(m, map, 'lease_renew_interval', 'transition.lease_renew_interval')) {
+    // mycelium-runtime turns renewal off with a value ≤ 0; here that is `0s`.
+    const node = map.get('lease_renew_interval', true);
+    setKey(m.doc, map, 'lease_renew_interval', '0s');
+    m.note(
+      'converted',
       'transition.lease_renew_interval',
-      'mycelium-runtime turns renewal off with 0; here a running call always renews its lease (by default every third of it)',
+      node,
+      'renewal off (≤ 0 in mycelium-runtime) is written `0s`',
     );
+  }
   dropOthers(
     m,
     map,

@@ -33,7 +33,11 @@ function transitionNode(): Node<TransitionSettings> {
         duration({ description: 'How long a claim holds before another worker may act (default `5m`).' }),
       ),
       lease_renew_interval: optional(
-        duration({ description: 'How often a running call renews its lease (default a third of the lease).' }),
+        duration({
+          positive: false,
+          description:
+            'How often a running call renews its lease (default a third of the lease; `0s` turns renewal off).',
+        }),
       ),
       poll_timeout: optional(
         duration({ description: 'How long a caller waits for another owner (never shorter than the lease).' }),
