@@ -95,7 +95,9 @@ export function listStatement(names: TableNames, query: ListQuery): Statement & 
       `(updated_at, key) < (${param(boundParam(cursor.updatedAt))}::bigint, ${param(cursor.key)}::text COLLATE "C")`,
     );
   }
-  const text = `SELECT key, version, doc, ticket_key, updated_at::text AS updated_at FROM ${names.transitions}
+  // The text copy of updated_at has a name of its own: ordering by an alias of the column's name
+  // would sort the text, bypassing the (updated_at, key) index with a scan and a sort on every page.
+  const text = `SELECT key, version, doc, ticket_key, updated_at::text AS updated_at_text FROM ${names.transitions}
 ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
 ORDER BY updated_at DESC, key DESC
 LIMIT ${param(limit + 1)}`;
@@ -117,7 +119,9 @@ export interface StoredRow {
 
 /** Read a row the driver's queries return; a row of another shape is a protocol surprise. */
 export function storedRow(row: unknown): StoredRow {
-  const { key, version, doc, ticket_key: ticketKey, updated_at: updatedAt } = (row ?? {}) as Record<string, unknown>;
+  const fields = (row ?? {}) as Record<string, unknown>;
+  const { key, version, doc, ticket_key: ticketKey } = fields;
+  const updatedAt = fields.updated_at_text ?? fields.updated_at;
   if (typeof doc !== 'string' || (ticketKey !== null && typeof ticketKey !== 'string')) {
     throw new TypeError('Unexpected row from the PostgreSQL ledger table');
   }
