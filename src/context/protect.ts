@@ -8,10 +8,19 @@ import { CacheKeyError } from './errors.js';
 import { sessionSlot } from './session.js';
 import { type CacheStats, createTtlCache, type TtlCache } from './ttl-cache.js';
 
-/** How a protected tool finds the entity its result describes. */
+/**
+ * How a protected tool finds the entity its result describes: one argument, a function of the
+ * arguments, or — for a tool with no entity (a catalogue, a settings read) — the arguments as a
+ * whole (`byArguments: true`: one entry per distinct canonical arguments, so a result is never
+ * served for other arguments).
+ */
 export type EntitySelector<A> =
-  | { readonly entityParam: keyof A & string; readonly entityFrom?: never }
-  | { readonly entityFrom: (args: A) => unknown; readonly entityParam?: never };
+  | { readonly entityParam: keyof A & string; readonly entityFrom?: never; readonly byArguments?: never }
+  | { readonly entityFrom: (args: A) => unknown; readonly entityParam?: never; readonly byArguments?: never }
+  | { readonly byArguments: true; readonly entityParam?: never; readonly entityFrom?: never };
+
+/** The entries one session's cache holds when `maxEntries` is not given. */
+export const DEFAULT_PROTECT_MAX_ENTRIES = 1000;
 
 /** Options of {@link protect}. */
 export type ProtectOptions<A> = EntitySelector<A> & {
@@ -19,8 +28,8 @@ export type ProtectOptions<A> = EntitySelector<A> & {
   readonly name?: string;
   /** How long a result stays fresh; an entry is stale once `now >= storedAt + ttlMs`. */
   readonly ttlMs: number;
-  /** Most entries one cache holds; the least recently used goes first. */
-  readonly maxEntries: number;
+  /** Most entries one cache holds; the least recently used goes first. Default {@link DEFAULT_PROTECT_MAX_ENTRIES}. */
+  readonly maxEntries?: number;
   readonly clock?: Clock;
 };
 
@@ -78,10 +87,21 @@ export function protect<A, R, Rest extends unknown[] = []>(
   if (typeof fn !== 'function')
     throw new InvalidArgumentError('protect', 'fn', `must be a function, got ${kindOf(fn)}`);
   const name = options.name ?? (fn.name === '' ? 'anonymous' : fn.name);
-  const { ttlMs, maxEntries } = options;
+  const { ttlMs, maxEntries = DEFAULT_PROTECT_MAX_ENTRIES } = options;
   checkOptions(name, ttlMs, maxEntries);
   const settings = Object.freeze({ ttlMs, maxEntries, clock: options.clock ?? systemClock });
-  const { entityParam, entityFrom } = options;
+  const { entityParam, entityFrom, byArguments } = options;
+  const selectors = [entityParam !== undefined, entityFrom !== undefined, byArguments === true].filter(Boolean).length;
+  // Refused now, not at every call: a definition without a selector could never build a key.
+  if (selectors !== 1) {
+    throw new InvalidArgumentError(
+      'protect',
+      'options',
+      `needs exactly one of \`entityParam\`, \`entityFrom\` or \`byArguments: true\` (tool \`${name}\`)`,
+    );
+  }
+  if (entityFrom !== undefined && typeof entityFrom !== 'function')
+    throw new InvalidArgumentError('protect', 'options.entityFrom', `must be a function (tool \`${name}\`)`);
   // The identity object under which every session stores this tool's cache.
   const identity = {};
   let own: TtlCache | undefined;
@@ -103,6 +123,7 @@ export function protect<A, R, Rest extends unknown[] = []>(
   }
 
   function entityOf(args: A): unknown {
+    if (byArguments === true) return args ?? null;
     if (entityFrom !== undefined) return entityFrom(args);
     const value = (args as Record<string, unknown> | null | undefined)?.[entityParam as string];
     if (value === undefined) throw new CacheKeyError(name, `argument \`${String(entityParam)}\` is missing`);

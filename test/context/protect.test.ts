@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CacheKeyError, protect, protectKey } from '../../src/context/index.js';
+import { DEFAULT_PROTECT_MAX_ENTRIES } from '../../src/context/protect.js';
 import { createManualClock } from '../../src/core/clock.js';
 
 interface Args {
@@ -229,5 +230,34 @@ describe('protect: concurrency, LRU, invalidation', () => {
 
     expect(await read({ id: 'a' }, { toolCallId: 'call_1' })).toBe('a/call_1');
     expect(read.toolName).toBe('anonymous');
+  });
+});
+
+describe('protect: selectors and defaults', () => {
+  it('keys by the whole arguments with byArguments, never serving one result for other arguments', async () => {
+    let calls = 0;
+    const list = protect(
+      { name: 'list_products', byArguments: true, ttlMs: 60_000 },
+      async (args: { page: number }) => {
+        calls += 1;
+        return { page: args.page, call: calls };
+      },
+    );
+    expect(await list({ page: 1 })).toEqual({ page: 1, call: 1 });
+    expect(await list({ page: 1 })).toEqual({ page: 1, call: 1 });
+    expect(await list({ page: 2 })).toEqual({ page: 2, call: 2 });
+    expect(list.stats()).toMatchObject({ size: 2 });
+  });
+
+  it('refuses at definition a selector that is missing or doubled, and defaults maxEntries', () => {
+    const body = async () => 1;
+    expect(() => protect({ name: 't', ttlMs: 1000 } as never, body)).toThrow(
+      expect.objectContaining({ code: 'invalid_argument', message: expect.stringContaining('exactly one of') }),
+    );
+    expect(() => protect({ name: 't', ttlMs: 1000, entityParam: 'id', byArguments: true } as never, body)).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
+    expect(DEFAULT_PROTECT_MAX_ENTRIES).toBe(1000);
+    expect(() => protect({ name: 't', ttlMs: 1000, entityParam: 'id' as never }, body)).not.toThrow();
   });
 });

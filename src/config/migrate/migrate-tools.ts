@@ -9,8 +9,6 @@ import { keyOf, type Migration, pairsOf, plain, renameKey, setKey, valueAt } fro
 
 /** mycelium-runtime's default protect TTL, in seconds. */
 const PROTECT_DEFAULT_TTL_S = 300;
-/** The bound written for a cache mycelium-runtime left unbounded. */
-const PROTECT_MAX_ENTRIES = 1000;
 
 const TOOL_KEYS = [
   'side_effect_class',
@@ -133,6 +131,14 @@ export function migrateTool(m: Migration, name: string, map: YAMLMap): boolean {
   for (const key of ['provider_idempotency_key_ttl', 'lease_ttl'])
     if (!convertSeconds(m, map, key, `${path}.${key}`))
       dropKey(m, map, key, `${path}.${key}`, 'must be a positive duration here');
+  if (isMapping(valueAt(map, 'protect')) && valueAt(valueAt(map, 'protect'), 'entity_param') === undefined)
+    dropKey(
+      m,
+      map,
+      'protect',
+      `${path}.protect`,
+      'mycelium-runtime cached one result per tool without `entity_param`; name the argument (`entity_param`), or key by the whole arguments in code (`protect({ byArguments: true, ttlMs })`)',
+    );
   const protect = valueAt(map, 'protect');
   if (isMapping(protect) && valueAt(map, 'side_effect_class') === undefined) {
     setKey(m.doc, map, 'side_effect_class', 'read');
@@ -149,15 +155,6 @@ export function migrateTool(m: Migration, name: string, map: YAMLMap): boolean {
       m.note('added', `${path}.protect.ttl`, null, "mycelium-runtime's default TTL (300 seconds), written out");
     }
     convertSeconds(m, protect, 'ttl', `${path}.protect.ttl`);
-    if (valueAt(protect, 'max_entries') === undefined) {
-      setKey(m.doc, protect, 'max_entries', PROTECT_MAX_ENTRIES);
-      m.note(
-        'added',
-        `${path}.protect.max_entries`,
-        null,
-        `mycelium-runtime's cache has no bound; each session's cache here holds at most ${PROTECT_MAX_ENTRIES} entries (adjust)`,
-      );
-    }
     dropOthers(
       m,
       protect,

@@ -1,6 +1,7 @@
 /**
  * `tools.<name>` and `tasks.<name>`: the envelope of each tool and task, and the guards around it.
  */
+import { DEFAULT_PROTECT_MAX_ENTRIES } from '../../context/protect.js';
 import type { BoundedSettings, ProtectSettings, TaskSettings, ToolSettings } from '../types.js';
 import {
   argsDrift,
@@ -48,11 +49,17 @@ function protectNode(): Node<ProtectSettings> {
     {
       entity_param: name({ description: 'The argument that names the entity the result describes.' }),
       ttl: duration({ description: 'How long a result stays fresh.' }),
-      max_entries: number({ integer: true, minimum: 1, description: "Most entries one session's cache holds." }),
+      max_entries: optional(
+        number({ integer: true, minimum: 1, description: "Most entries one session's cache holds (default 1000)." }),
+      ),
     },
     { description: 'A per-session TTL cache in front of a `read` tool.' },
   );
-  return map(node, (raw) => ({ entityParam: raw.entity_param, ttlMs: raw.ttl, maxEntries: raw.max_entries }));
+  return map(node, (raw) => ({
+    entityParam: raw.entity_param,
+    ttlMs: raw.ttl,
+    maxEntries: raw.max_entries ?? DEFAULT_PROTECT_MAX_ENTRIES,
+  }));
 }
 
 function boundedNode(): Node<BoundedSettings> {
