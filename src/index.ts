@@ -134,6 +134,7 @@ export {
   CacheKeyError,
   HistoryDropError,
   type HistoryDropFinding,
+  HistoryDuplicateError,
   type HistoryLimit,
   HistoryTruncatedError,
   SnapshotNotFoundError,

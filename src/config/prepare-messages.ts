@@ -24,6 +24,7 @@ export function historyGuardOf(
     ...(settings.maxMessages === undefined ? {} : { maxMessages: settings.maxMessages }),
     ...(settings.warnAt === undefined ? {} : { warnAt: settings.warnAt }),
     ...(settings.duplicates === undefined ? {} : { duplicates: settings.duplicates }),
+    ...(settings.onDuplicate === undefined ? {} : { onDuplicate: settings.onDuplicate }),
     ...(settings.model === undefined ? {} : { model: settings.model }),
     ...(settings.tokenizer === 'gpt' ? { tokenCounter: createGptTokenCounter() } : {}),
     onEvent: (event) => emit({ type: 'history', event }),

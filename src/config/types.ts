@@ -192,6 +192,7 @@ export interface HistoryGuardSettings {
   readonly maxMessages?: number;
   readonly warnAt?: number;
   readonly duplicates?: 'adjacent' | 'anywhere' | 'off';
+  readonly onDuplicate?: 'report' | 'raise';
   readonly model?: string;
   readonly tokenizer: 'chars' | 'gpt';
 }

@@ -30,6 +30,18 @@ export class HistoryTruncatedError extends GuardError {
   }
 }
 
+/** A history holds a duplicated turn (`onDuplicate: 'raise'`). */
+export class HistoryDuplicateError extends GuardError {
+  readonly duplicates: readonly { readonly index: number; readonly firstIndex: number }[];
+
+  constructor(duplicates: readonly { readonly index: number; readonly firstIndex: number }[]) {
+    const first = duplicates[0];
+    const where = first === undefined ? '' : `: message ${first.index} repeats message ${first.firstIndex}`;
+    super('history_duplicate_turn', `History holds ${duplicates.length} duplicated turn(s)${where}`);
+    this.duplicates = duplicates;
+  }
+}
+
 /** One message a framework removed or moved, as {@link HistoryDropError} reports it. */
 export interface HistoryDropFinding {
   readonly kind: 'dropped' | 'reordered';

@@ -18,6 +18,7 @@ export {
   CacheKeyError,
   HistoryDropError,
   type HistoryDropFinding,
+  HistoryDuplicateError,
   type HistoryLimit,
   HistoryTruncatedError,
   SnapshotNotFoundError,

@@ -53,6 +53,17 @@ describe('migrateMyceliumConfig on the mycelium-runtime README', () => {
     }
   });
 
+  it('keeps mycelium-runtime’s history guard: warn at 90 %, refuse a turn repeated anywhere', async () => {
+    const full = EXAMPLES.find((text) => text.includes('history_guard')) as string;
+    const settings = settingsOf(migrateMyceliumConfig(full).text);
+    expect(settings.historyGuard).toMatchObject({
+      maxTokens: 100_000,
+      warnAt: 0.9,
+      duplicates: 'anywhere',
+      onDuplicate: 'raise',
+    });
+  });
+
   it('keeps the comments of the keys it carries', () => {
     const out = migrateMyceliumConfig(EXAMPLES[0] as string).text;
     expect(out).toContain('# spendability defaults to single_use for keyed_mutate');

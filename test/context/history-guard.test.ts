@@ -112,8 +112,26 @@ describe('history guard: duplicates', () => {
     const history = [toolTurn('call_1'), say('user', 'again'), toolTurn('call_1')];
 
     expect(anywhere.findDuplicates(history)).toEqual([{ index: 2, firstIndex: 0 }]);
-    expect(createHistoryGuard().findDuplicates(history)).toEqual([]);
+    // Call ids are unique: a turn that repeats them is a replayed turn wherever it is, so the
+    // default finds it too; plain text repeated further apart ("yes" twice) is a conversation.
+    expect(createHistoryGuard().findDuplicates(history)).toEqual([{ index: 2, firstIndex: 0 }]);
+    expect(
+      createHistoryGuard().findDuplicates([say('user', 'yes'), say('assistant', 'ok'), say('user', 'yes')]),
+    ).toEqual([]);
     expect(createHistoryGuard({ duplicates: 'off' }).findDuplicates([toolTurn('a'), toolTurn('a')])).toEqual([]);
+  });
+
+  it('raises on a duplicated turn when asked, as mycelium-runtime does', () => {
+    const guard = createHistoryGuard({ onDuplicate: 'raise' });
+    const replayed = [say('user', 'pay invoice 42'), toolTurn('call_9'), say('user', 'and?'), toolTurn('call_9')];
+
+    expect(() => guard.validate(replayed)).toThrow(
+      expect.objectContaining({ code: 'history_duplicate_turn', duplicates: [{ index: 3, firstIndex: 1 }] }),
+    );
+    expect(guard.validate([say('user', 'hi')]).duplicates).toEqual([]);
+    expect(() => createHistoryGuard({ onDuplicate: 'explode' as never })).toThrow(
+      expect.objectContaining({ code: 'invalid_argument' }),
+    );
   });
 
   it('fingerprints full content in every format, not a prefix', () => {

@@ -148,15 +148,25 @@ export function migrateMessageValidator(m: Migration, root: YAMLMap, pair: Pair)
 /** `history_guard`: mycelium's defaults written out where they differ. */
 export function migrateHistoryGuard(m: Migration, map: YAMLMap): void {
   const detect = plain(map.get('detect_duplicates', true));
-  if (detect !== undefined) {
+  if (detect !== undefined)
     dropKey(
       m,
       map,
       'detect_duplicates',
       'history_guard.detect_duplicates',
-      `written as \`duplicates: ${detect === false ? 'off' : 'adjacent'}\``,
+      'written as `duplicates` and `on_duplicate`',
     );
-    setKey(m.doc, map, 'duplicates', detect === false ? 'off' : 'adjacent');
+  if (detect === false) setKey(m.doc, map, 'duplicates', 'off');
+  else {
+    // mycelium-runtime raises on a turn repeated anywhere, by default.
+    setKey(m.doc, map, 'duplicates', 'anywhere');
+    setKey(m.doc, map, 'on_duplicate', 'raise');
+    m.note(
+      'added',
+      'history_guard.on_duplicate',
+      null,
+      'mycelium-runtime refuses a history with a turn repeated anywhere: `duplicates: anywhere`, `on_duplicate: raise`',
+    );
   }
   if (plain(map.get('warn_at', true)) === undefined) {
     setKey(m.doc, map, 'warn_at', 0.9, "mycelium-runtime's default");
@@ -170,7 +180,7 @@ export function migrateHistoryGuard(m: Migration, map: YAMLMap): void {
   dropOthers(
     m,
     map,
-    ['max_tokens', 'max_messages', 'warn_at', 'duplicates', 'model', 'tokenizer'],
+    ['max_tokens', 'max_messages', 'warn_at', 'duplicates', 'on_duplicate', 'model', 'tokenizer'],
     'history_guard',
     () => 'no counterpart in `history_guard`',
   );

@@ -234,6 +234,11 @@ export function historyGuardNode(): Node<HistoryGuardSettings> {
       duplicates: optional(
         oneOf(['adjacent', 'anywhere', 'off'], { description: 'Where duplicate turns are looked for.' }),
       ),
+      on_duplicate: optional(
+        oneOf(['report', 'raise'], {
+          description: '`report` (default): duplicates are events; `raise`: a duplicated turn refuses the history.',
+        }),
+      ),
       model: optional(string({ description: 'Model the token counter counts for.' })),
       tokenizer: optional(
         oneOf(['chars', 'gpt'], { description: '`chars` (4 characters a token, default) or `gpt` (gpt-tokenizer).' }),
@@ -247,6 +252,7 @@ export function historyGuardNode(): Node<HistoryGuardSettings> {
       maxMessages: raw.max_messages,
       warnAt: raw.warn_at,
       duplicates: raw.duplicates,
+      onDuplicate: raw.on_duplicate,
       model: raw.model,
     }),
     tokenizer: raw.tokenizer ?? 'chars',

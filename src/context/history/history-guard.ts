@@ -4,7 +4,7 @@
  */
 
 import { InvalidArgumentError, optionsOf } from '../../invalid-argument.js';
-import { HistoryDropError, type HistoryLimit, HistoryTruncatedError } from '../errors.js';
+import { HistoryDropError, HistoryDuplicateError, type HistoryLimit, HistoryTruncatedError } from '../errors.js';
 import { charTokenCounter, type TokenCounter, tokenCounterFromFunction } from '../tokens.js';
 import { compareHistories, type DropReport } from './check-drops.js';
 import { turnFingerprint } from './turn-fingerprint.js';
@@ -29,8 +29,15 @@ export interface HistoryGuardOptions {
   readonly tokenCounter?: TokenCounter | ((text: string, model: string) => number);
   /** Model passed to the counter. */
   readonly model?: string;
-  /** Where duplicates are looked for: the turn right before (default), any earlier turn, or nowhere. */
+  /**
+   * Where duplicates are looked for: `adjacent` (default) — a turn equal to the one right before it,
+   * and a turn that carries tool-call ids (an assistant turn with calls, a tool result) equal to any
+   * earlier one, since ids are unique and such a repeat is always a replayed turn; `anywhere` — any
+   * earlier turn; `off`.
+   */
   readonly duplicates?: 'adjacent' | 'anywhere' | 'off';
+  /** `report` (default): duplicates are in the report and events; `raise`: `validate` throws {@link HistoryDuplicateError}. */
+  readonly onDuplicate?: 'report' | 'raise';
   /** Receives events; called synchronously, its errors propagate. */
   readonly onEvent?: (event: HistoryEvent) => void;
 }
@@ -61,6 +68,25 @@ export interface HistoryGuard {
   assertNoDrops(original: readonly unknown[], processed: readonly unknown[]): void;
 }
 
+/** Whether a turn carries tool-call ids: an assistant turn with calls, or a tool result, in any format. */
+function carriesCallIds(message: unknown): boolean {
+  if (typeof message !== 'object' || message === null) return false;
+  const m = message as Record<string, unknown>;
+  if (typeof m.tool_call_id === 'string' || (Array.isArray(m.tool_calls) && m.tool_calls.length > 0)) return true;
+  // AI SDK and Anthropic turns carry their ids in content parts.
+  return (
+    Array.isArray(m.content) &&
+    m.content.some((part) => {
+      const p = part as Record<string, unknown> | null;
+      return (
+        p !== null &&
+        typeof p === 'object' &&
+        (typeof p.toolCallId === 'string' || typeof p.id === 'string' || typeof p.tool_use_id === 'string')
+      );
+    })
+  );
+}
+
 function checkLimit(name: string, value: number | undefined): void {
   if (value !== undefined && !(Number.isInteger(value) && value > 0)) {
     throw new InvalidArgumentError(
@@ -88,7 +114,14 @@ export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuar
     tokenCounter: counterOption = charTokenCounter,
     model,
     duplicates = 'adjacent',
+    onDuplicate = 'report',
   } = options;
+  if (onDuplicate !== 'report' && onDuplicate !== 'raise')
+    throw new InvalidArgumentError(
+      'createHistoryGuard',
+      'options.onDuplicate',
+      `must be \`report\` or \`raise\`, got \`${String(onDuplicate)}\``,
+    );
   const tokenCounter =
     typeof counterOption === 'function'
       ? tokenCounterFromFunction(counterOption.name || 'custom', counterOption, model ?? 'gpt-4o')
@@ -106,11 +139,12 @@ export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuar
     let previous: string | undefined;
     messages.forEach((message, index) => {
       const fingerprint = turnFingerprint(message);
-      if (duplicates === 'adjacent') {
+      if (duplicates === 'adjacent' && !carriesCallIds(message)) {
         if (fingerprint === previous) found.push({ index, firstIndex: index - 1 });
         previous = fingerprint;
         return;
       }
+      previous = fingerprint;
       const seen = first.get(fingerprint);
       if (seen === undefined) first.set(fingerprint, index);
       else found.push({ index, firstIndex: seen });
@@ -146,6 +180,7 @@ export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuar
       }
       const found = findDuplicates(messages);
       for (const duplicate of found) emit({ type: 'duplicate_turn', ...duplicate });
+      if (onDuplicate === 'raise' && found.length > 0) throw new HistoryDuplicateError(found);
       return { messageCount, estimatedTokens, nearLimit, duplicates: found };
     },
     findDuplicates,
