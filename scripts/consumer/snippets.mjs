@@ -70,7 +70,9 @@ function closes(text, fence) {
 
 /** The prelude comment ending on the line above `fenceLine`, if any. */
 function preludeAbove(lines, fenceLine) {
-  const close = fenceLine - 1;
+  let close = fenceLine - 1;
+  // One-line marker comments (`<!-- guards: examples/guards.ts -->`) may sit between a prelude and its fence.
+  while (close >= 0 && /^\s*<!--.*-->\s*$/.test(lines[close])) close--;
   if (close < 0 || lines[close].trim() !== '-->') return '';
   for (let open = close - 1; open >= 0; open--) {
     if (PRELUDE_OPEN.test(lines[open])) return lines.slice(open + 1, close).join('\n');
