@@ -95,7 +95,15 @@ function fuseLayer(name: string, wiring: ToolWiring, next: Layer): Layer {
     }
     const call = options.toolCallId === undefined ? { name, args } : { id: options.toolCallId, name, args };
     assertAllowed(run.checkToolCall(call));
-    const result = await next(args, options);
+    let result: unknown;
+    try {
+      result = await next(args, options);
+    } catch (error) {
+      // A failed call is booked as one, so an identical retry spends the loop fuse's retry
+      // allowance rather than counting as a repeat.
+      run.recordToolResult(call, { ok: false });
+      throw error;
+    }
     run.recordToolResult({ ...call, result });
     return result;
   };

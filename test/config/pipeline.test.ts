@@ -163,6 +163,30 @@ describe('config.tool: the order fuses → validation → ledger → cache → b
     await config.close();
   });
 
+  it('lets a read that failed be retried identically within the loop fuse’s retry allowance', async () => {
+    const config = await load(
+      'tools:',
+      '  lookup: { side_effect_class: read }',
+      'fuses: { loop: { repeat_threshold: 3 } }',
+    );
+    let attempts = 0;
+    const lookup = config.tool('lookup', async () => {
+      attempts += 1;
+      if (attempts <= 2) throw new Error('upstream timeout');
+      return { found: true };
+    });
+
+    const result = await config.run(scope, async () => {
+      await expect(lookup({ id: 1 })).rejects.toThrow('upstream timeout');
+      await expect(lookup({ id: 1 })).rejects.toThrow('upstream timeout');
+      return lookup({ id: 1 }); // the third identical try, after two failures: not a loop
+    });
+
+    expect(result).toEqual({ found: true });
+    expect(attempts).toBe(3);
+    await config.close();
+  });
+
   it('needs a run for fuses: `config.run` or `scope.runId`', async () => {
     const config = await load('tools:', '  poll: { side_effect_class: read }', 'fuses: { loop: {} }');
     const poll = config.tool('poll', async () => 'ok');
