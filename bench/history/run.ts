@@ -13,8 +13,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
-import { type ExploreOptions, exploreInterleavings, formatSchedule } from '../../src/testing/index.js';
+import {
+  type ExploreOptions,
+  exploreInterleavings,
+  formatSchedule,
+  withoutVersionCheck,
+} from '../../src/testing/index.js';
 import { commandLine, type Figure, figure, headerLines, load, writeArea } from '../lib/area-report.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
 
@@ -25,17 +29,6 @@ const quick = process.argv.includes('--quick');
 const loadAtStart = load();
 const date = new Date();
 const SUITES = ['test/ledger/race-rounds.int.test.ts', 'test/ledger/crash.test.ts', 'test/ledger/chaos.int.test.ts'];
-
-/** The seeded bug: compare-and-set without its version check. */
-function withoutVersionCheck(base: LedgerStorage): LedgerStorage {
-  return {
-    ...base,
-    async update(key, _expectedVersion, next) {
-      const current = await base.get(key);
-      return current === null ? false : base.update(key, current.version, next);
-    },
-  };
-}
 
 interface ExplorerRow {
   readonly label: string;

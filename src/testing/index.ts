@@ -5,6 +5,7 @@
 export type { ExploreOptions, ExploreReport, FailingSchedule } from './explore/explore-interleavings.js';
 export { exploreInterleavings, formatSchedule, replaySchedule } from './explore/explore-interleavings.js';
 export type { Choice, ExploreFaults } from './explore/run-schedule.js';
+export { withoutVersionCheck } from './explore/seeded-bugs.js';
 export type {
   AnomalyKind,
   CheckHistoryOptions,

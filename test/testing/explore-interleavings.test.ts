@@ -1,17 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
-import { exploreInterleavings, formatSchedule, replaySchedule } from '../../src/testing/index.js';
-
-/** A seeded bug: compare-and-set that no longer checks the version. */
-function withoutVersionCheck(base: LedgerStorage): LedgerStorage {
-  return {
-    ...base,
-    async update(key, _expectedVersion, next) {
-      const current = await base.get(key);
-      return current === null ? false : base.update(key, current.version, next);
-    },
-  };
-}
+import { exploreInterleavings, formatSchedule, replaySchedule, withoutVersionCheck } from '../../src/testing/index.js';
 
 describe('exploreInterleavings', () => {
   it('finds no anomaly in any schedule of two workers with a crash, a lease expiry and a release', async () => {

@@ -1,0 +1,18 @@
+/**
+ * Seeded bugs for proving that a checker can fail: storage wrappers that break one guarantee.
+ */
+import type { LedgerStorage } from '../../storage/ledger-storage.js';
+
+/**
+ * `base` with a compare-and-set that no longer checks the version: an update lands whenever the
+ * record exists. The interleaving explorer must find the duplicate effect this lets through.
+ */
+export function withoutVersionCheck(base: LedgerStorage): LedgerStorage {
+  return {
+    ...base,
+    async update(key, _expectedVersion, next) {
+      const current = await base.get(key);
+      return current === null ? false : base.update(key, current.version, next);
+    },
+  };
+}
