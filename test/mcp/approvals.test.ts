@@ -69,6 +69,26 @@ describe('approvals', () => {
     expect(linesOf(join(noDir, 'no.txt'))).toEqual([]);
   });
 
+  it('asks nobody for a call the guards refuse anyway: the fuses and argument checks come first', async () => {
+    const dir = tempDir();
+    // `pay` is destructive and the grant leaves `destructive` out: the permission fuse refuses it.
+    const config = writeConfig(
+      dir,
+      ...SQLITE_LEDGER,
+      'fuses: { permission: { granted: [read, write] } }',
+      'mcp: { tools: { pay: { approval: required } } }',
+    );
+    const effects = join(dir, 'effects.txt');
+    const { client, asked } = await elicitingClient(dir, config, effects, true);
+
+    const refused = await client.callTool({ name: 'pay', arguments: { amount: 8, to: 'acct_4' } });
+
+    expect(refused.isError).toBe(true);
+    expect(refusalCode(refused)).not.toMatch(/^approval/);
+    expect(asked).toEqual([]);
+    expect(linesOf(effects)).toEqual([]);
+  });
+
   it('holds the call for an operator when the client cannot ask, and runs it once after the release', async () => {
     const dir = tempDir();
     const config = writeConfig(dir, ...APPROVED_PAY);

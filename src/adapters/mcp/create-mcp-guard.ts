@@ -180,7 +180,9 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
       const message = `The call to \`${name}\` was NOT executed: the record that keeps it from running twice could not be read. Try again later`;
       return { result: refusalResult(message, 'ledger_storage_unavailable', 'ledger') };
     }
-    if (entry?.policy.approval === 'required') {
+    // Asked only once the fuses and the argument checks let the call through.
+    const beforeClaim = async (): Promise<{ readonly answer: unknown } | undefined> => {
+      if (entry?.policy.approval !== 'required') return undefined;
       let decision: Awaited<ReturnType<typeof decideApproval>>;
       try {
         // Keyed by the exact intent (no window): approving a call approves those arguments.
@@ -192,10 +194,10 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
         );
       } catch {
         const message = `The call to \`${name}\` was NOT executed: its approval could not be read. Try again later`;
-        return { result: refusalResult(message, 'ledger_storage_unavailable', 'approval') };
+        return { answer: refusalResult(message, 'ledger_storage_unavailable', 'approval') };
       }
-      if (decision.status === 'answered') return { result: decision.result };
-    }
+      return decision.status === 'answered' ? { answer: decision.result } : undefined;
+    };
     const execute = async (checked: unknown, context: { readonly abortSignal: AbortSignal | undefined }) => {
       const send = (): Promise<McpCallToolResult> => forward(checked, context.abortSignal);
       // Sending the call is the effect: marked before it leaves, so a cut-off call reads as UNKNOWN.
@@ -207,11 +209,10 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
       // Replaced before the ledger stores it: a credential never reaches a record or a receipt.
       return action === 'refuse' ? withheld(name, found.kinds) : found.redacted;
     };
-    const outcome = await currentRun().executeToolCall(
-      { id: ticket, name, args },
-      execute,
-      call.signal === undefined ? {} : { abortSignal: call.signal },
-    );
+    const outcome = await currentRun().executeToolCall({ id: ticket, name, args }, execute, {
+      beforeClaim,
+      ...(call.signal === undefined ? {} : { abortSignal: call.signal }),
+    });
     return answerOf(outcome);
   }
 

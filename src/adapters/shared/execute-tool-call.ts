@@ -148,6 +148,9 @@ export async function executeToolCall(
   };
   try {
     const checked = plan.check === undefined ? args : await plan.check(args);
+    const held = await options.beforeClaim?.(checked);
+    if (held !== undefined)
+      return Object.freeze({ status: 'ok' as const, result: held.answer, source: 'tool' as const });
     const context: ToolExecutionContext = { toolCallId: id, abortSignal, scope: ctx.scope };
     const ledgered = ctx.ledger !== undefined && plan.ledgerSpec !== null;
 

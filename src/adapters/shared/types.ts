@@ -49,6 +49,13 @@ export interface ExecuteToolCallOptions {
    * model calls are not guarded; a guarded model call begins a turn by itself.
    */
   readonly turnId?: string | undefined;
+  /**
+   * Called once the call passed the fuses and its argument checks, before the ledger claims it: an
+   * answer in its place (a call held for a human's approval) ends the call there, nothing claimed or
+   * run; undefined lets it go on. A front door that asks for approval uses it, so nothing is asked
+   * of a human for a call the guards would refuse anyway.
+   */
+  readonly beforeClaim?: ((args: unknown) => Promise<{ readonly answer: unknown } | undefined>) | undefined;
 }
 
 /** Where in the pipeline a call was refused. */
