@@ -1,13 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { childEnv } from '../config/cli-runner.js';
 
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
 function hyphae(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
   const result = spawnSync(process.execPath, ['--import', 'tsx', main, ...args], {
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env },
+    env: childEnv(process.env, { NO_COLOR: '', FORCE_COLOR: '', ...env }),
     timeout: 60_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

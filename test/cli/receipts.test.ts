@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProgressLine, PROGRESS_MIN_BYTES } from '../../src/cli/commands/receipts.js';
 import { type Receipt, receiptHash } from '../../src/ledger/receipts/index.js';
+import { childEnv } from '../config/cli-runner.js';
 import { buildChain, ed25519Pair, hmacPair, scratchDir, toJsonl } from '../ledger/receipts/receipt-helpers.js';
 
 const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
@@ -41,7 +42,7 @@ function hyphae(args: readonly string[], env: NodeJS.ProcessEnv = {}) {
       {
         cwd: scratch.dir,
         encoding: 'utf8',
-        env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env },
+        env: childEnv(process.env, { NO_COLOR: '', FORCE_COLOR: '', ...env }),
         timeout: 60_000,
       },
       (error, stdout, stderr) => {
