@@ -3,15 +3,15 @@
  * policy when it connects and the ledger refuses side-effecting calls on it unless accepted; on a
  * server of this file's own, never the shared one.
  */
-import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardPipeline } from '../../src/adapters/pipeline.js';
 import { LedgerStorageUnsafeError } from '../../src/errors.js';
 import { createLedger } from '../../src/ledger/create-ledger.js';
 import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
-import { createRedisStorage, fromIoredis, type RedisStorageSettings } from '../../src/storage/redis.js';
+import { createRedisStorage, type RedisStorageSettings } from '../../src/storage/redis.js';
 import { integrationSkip } from '../helpers/integration.js';
+import { type RedisClientKind, redisStorageOn } from '../helpers/ioredis-storage.js';
 import { hasRedisServer, type OwnRedis, startOwnRedis } from '../helpers/own-redis.js';
 import { collectingLogger, rejectionOf } from '../ledger/ledger-helpers.js';
 
@@ -23,15 +23,13 @@ const skip = integrationSkip(
 
 const EVICTING = ['--maxmemory', '3mb', '--maxmemory-policy', 'allkeys-lru'];
 
-type Client = 'node-redis' | 'ioredis';
+type Client = RedisClientKind;
 const closers: (() => Promise<void> | void)[] = [];
 
 function storageOn(url: string, client: Client, settings: RedisStorageSettings): LedgerStorage {
-  if (client === 'node-redis') return createRedisStorage({ url }, settings);
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  closers.push(() => redis.disconnect());
-  return createRedisStorage({ client: fromIoredis(redis) }, settings);
+  const storage = redisStorageOn(url, client, settings);
+  closers.push(() => storage.close());
+  return storage;
 }
 
 function ledgerOn(storage: LedgerStorage) {

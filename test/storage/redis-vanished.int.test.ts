@@ -4,16 +4,16 @@
  * its result, the failure is `LedgerStorageCorruptError`, and a redispatch never runs it again.
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerStorageCorruptError } from '../../src/errors.js';
 import { sideEffect } from '../../src/ledger/boundary-markers.js';
 import { createLedger } from '../../src/ledger/create-ledger.js';
 import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
-import { createRedisStorage, fromIoredis, type RedisStorageSettings } from '../../src/storage/redis.js';
+import { createRedisStorage, type RedisStorageSettings } from '../../src/storage/redis.js';
 import { makeTestRecord } from '../../src/testing/storage-conformance.js';
 import { integrationSkip, probeRedis, REDIS_URL } from '../helpers/integration.js';
+import { type RedisClientKind, redisStorageOn } from '../helpers/ioredis-storage.js';
 import { hasRedisServer, type OwnRedis, startOwnRedis } from '../helpers/own-redis.js';
 import { deleteRedisKeys } from '../helpers/server-stores.js';
 import { collectingLogger, rejectionOf } from '../ledger/ledger-helpers.js';
@@ -24,15 +24,13 @@ const skip = integrationSkip(
 );
 const runPrefix = `hyphae-test:${randomUUID()}:`;
 
-type Client = 'node-redis' | 'ioredis';
+type Client = RedisClientKind;
 const closers: (() => Promise<void> | void)[] = [];
 
 function storageOn(url: string, client: Client, settings: RedisStorageSettings): LedgerStorage {
-  if (client === 'node-redis') return createRedisStorage({ url }, settings);
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  closers.push(() => redis.disconnect());
-  return createRedisStorage({ client: fromIoredis(redis) }, settings);
+  const storage = redisStorageOn(url, client, settings);
+  closers.push(() => storage.close());
+  return storage;
 }
 
 /** A payment tool whose body runs `during` inside its side effect, counting the effects. */
