@@ -2,7 +2,6 @@
  * SQLite snapshot storage (`hyphae/sqlite`): the run-snapshot history in one append-only table,
  * next to the ledger's tables (same file, same prefix, same `meta` table, its own version row).
  */
-import { resolve } from 'node:path';
 import { GuardError } from '../errors.js';
 import {
   type RunSnapshot,
@@ -12,12 +11,12 @@ import {
   SnapshotStorageError,
 } from './snapshot-storage.js';
 import { configureSqlite } from './sqlite/open-connection.js';
-import { isTransientFile, metaTableSql, openSqliteFile } from './sqlite/open-file.js';
+import { metaTableSql } from './sqlite/open-file.js';
 import { sqliteTables } from './sqlite/schema.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite/sqlite-database.js';
-import { checkDriverName } from './sqlite/sqlite-driver.js';
 import { sqliteErrorCode } from './sqlite/sqlite-error-code.js';
-import { type SqliteHandle, sqliteHandleOf } from './sqlite/sqlite-handle.js';
+import type { SqliteHandle } from './sqlite/sqlite-handle.js';
+import { openSqliteSource, sqliteSourceOf } from './sqlite/sqlite-source.js';
 
 /** The schema version of the snapshot table this code writes and reads. */
 export const SQLITE_SNAPSHOT_SCHEMA_VERSION = 1;
@@ -138,31 +137,21 @@ export function createSqliteSnapshotStorage(
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
     throw new RangeError(`SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``);
   }
-  const file = 'path' in options ? (isTransientFile(options.path) ? ':memory:' : resolve(options.path)) : null;
-  const driver = 'path' in options ? checkDriverName(options.driver) : undefined;
-  const adopted = 'database' in options ? sqliteHandleOf(options.database) : undefined;
-  const location = file ?? (adopted?.file || 'sqlite database');
+  const source = sqliteSourceOf(options);
+  const { file } = source;
+  const location = file ?? (source.adopted?.file || 'sqlite database');
   let connecting: Promise<{ db: SqliteHandle; statements: Statements }> | null = null;
   let closed = false;
 
   async function open(): Promise<{ db: SqliteHandle; statements: Statements }> {
     let db: SqliteHandle;
     try {
-      db =
-        adopted ??
-        (await openSqliteFile({
-          file: file as string,
-          driver,
-          busyTimeoutMs,
-          create: true,
-          metaTable: tables.meta,
-          location,
-        }));
+      db = await openSqliteSource(source, { busyTimeoutMs, metaTable: tables.meta, location });
     } catch (error) {
       throw fail('open', error);
     }
     try {
-      configureSqlite(db, { busyTimeoutMs, synchronous, wal: file !== null && file !== ':memory:' });
+      configureSqlite(db, { busyTimeoutMs, synchronous, wal: source.wal });
       ensureSchema(db, tables.meta, table, location);
       const t = `"${table}"`;
       const statements: Statements = {
@@ -173,7 +162,7 @@ export function createSqliteSnapshotStorage(
       };
       return { db, statements };
     } catch (error) {
-      if (file !== null) db.close();
+      if (file !== undefined) db.close();
       throw fail('open', error);
     }
   }
@@ -233,7 +222,7 @@ export function createSqliteSnapshotStorage(
       const pending = connecting;
       connecting = null;
       const connection = pending === null ? null : await pending.catch(() => null);
-      if (connection !== null && file !== null) connection.db.close();
+      if (connection !== null && file !== undefined) connection.db.close();
     },
   };
 }

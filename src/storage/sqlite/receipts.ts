@@ -8,7 +8,6 @@
  *   B: BEGIN IMMEDIATE waits ─► head 42 ─► its seq 42 does not extend it ─► conflict 'head'
  *   B's writer re-signs as seq 43 and appends again.
  */
-import { resolve } from 'node:path';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
 import { LedgerStorageUnavailableError } from '../../errors.js';
@@ -17,11 +16,11 @@ import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
 import { configureSqlite } from './open-connection.js';
-import { isTransientFile, metaTableSql, openSqliteFile, SqliteFileRefusedError } from './open-file.js';
+import { metaTableSql, SqliteFileRefusedError } from './open-file.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
-import { checkDriverName } from './sqlite-driver.js';
 import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
-import { type SqliteHandle, sqliteHandleOf } from './sqlite-handle.js';
+import type { SqliteHandle } from './sqlite-handle.js';
+import { openSqliteSource, sqliteSourceOf } from './sqlite-source.js';
 
 /** The receipts schema version this code writes and reads (row `receipts_schema_version` of `<prefix>meta`). */
 export const SQLITE_RECEIPTS_SCHEMA_VERSION = 1;
@@ -129,10 +128,9 @@ export function createSqliteReceiptSink(
   }
   const busyTimeoutMs = settings.busyTimeoutMs ?? 5000;
   const table = `${prefix}receipts`;
-  const file = 'path' in options ? (isTransientFile(options.path) ? ':memory:' : resolve(options.path)) : undefined;
-  const driver = 'path' in options ? checkDriverName(options.driver) : undefined;
-  const adopted = 'database' in options ? sqliteHandleOf(options.database) : undefined;
-  const name = adopted === undefined ? file : adopted.file;
+  const source = sqliteSourceOf(options);
+  const { file } = source;
+  const name = source.adopted === undefined ? file : source.adopted.file;
   const location = `sqlite:${name === undefined || name === '' ? 'database' : name}#${table}`;
   let connecting: Promise<{ db: SqliteHandle; statements: Statements }> | null = null;
   let closed = false;
@@ -140,22 +138,13 @@ export function createSqliteReceiptSink(
   async function open(): Promise<{ db: SqliteHandle; statements: Statements }> {
     let db: SqliteHandle;
     try {
-      db =
-        adopted ??
-        (await openSqliteFile({
-          file: file as string,
-          driver,
-          busyTimeoutMs,
-          create: true,
-          metaTable: `${prefix}meta`,
-          location,
-        }));
+      db = await openSqliteSource(source, { busyTimeoutMs, metaTable: `${prefix}meta`, location });
     } catch (error) {
       throw mapError(error, location, 'open');
     }
     try {
       // A receipt acknowledged to the ledger must survive power loss, as a ledger write does.
-      configureSqlite(db, { busyTimeoutMs, synchronous: 'FULL', wal: file !== undefined && file !== ':memory:' });
+      configureSqlite(db, { busyTimeoutMs, synchronous: 'FULL', wal: source.wal });
       ensureSchema(db, `${prefix}meta`, table, location);
       const t = `"${table}"`;
       const statements: Statements = {
