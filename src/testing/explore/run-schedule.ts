@@ -4,7 +4,6 @@
  * who moves next, or which fault happens there: a worker killed, the leases expiring, an operator
  * release of a dead worker's claim. The history it leaves is judged by the history checker.
  */
-import type { Clock } from '../../core/clock.js';
 import { GuardError } from '../../errors.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import { createLedger } from '../../ledger/create-ledger.js';
@@ -99,14 +98,14 @@ export async function runSchedule(
   const used = { crash: 0, expire: 0, release: 0 };
   const done = new Set<string>();
 
-  function worker(name: string, clock: Clock): Worker {
+  function worker(name: string): Worker {
     const recorder = createHistoryRecorder({ process: name, now });
     const ledger = createLedger({
       storage: scheduled(base, world, name),
       agentId: 'explorer',
       policyVersion: '1',
       ownerId: name,
-      clock,
+      clock: world.clockFor(name),
       leaseTtlMs: setup.leaseTtlMs,
       pollIntervalMs: setup.leaseTtlMs / 4,
       pollMaxIntervalMs: setup.leaseTtlMs / 2,
@@ -216,7 +215,7 @@ export async function runSchedule(
     return false;
   }
 
-  const workers = Array.from({ length: setup.workers }, (_, i) => worker(`w${i + 1}`, world.clockFor(`w${i + 1}`)));
+  const workers = Array.from({ length: setup.workers }, (_, i) => worker(`w${i + 1}`));
   workers.forEach(start);
   const live = () => workers.every((w) => done.has(w.name) || world.crashed.has(w.name));
   let finished = await drive(true, live);
@@ -224,7 +223,7 @@ export async function runSchedule(
   // A redispatch after everything: a completed transition must still give its result.
   if (finished) {
     trace.push('redispatch');
-    const late = worker('r', world.clockFor('r'));
+    const late = worker('r');
     start(late);
     workers.push(late);
     finished = await drive(false, () => done.has('r'));
