@@ -134,6 +134,14 @@ export class LedgerStorageCorruptError extends LedgerError {
 }
 
 /**
+ * The store holds no ledger at all — never initialised, or emptied (tables dropped, a Redis
+ * restarted without persistence) — and was opened with `create: false`. A subclass of
+ * {@link LedgerStorageCorruptError} with its code, so every check for corruption still matches;
+ * a reader that may treat "no ledger yet" as empty (the CLI's read-only commands) tells it apart.
+ */
+export class LedgerMissingError extends LedgerStorageCorruptError {}
+
+/**
  * The store may lose records without saying so (an evicting Redis `maxmemory-policy`), so a
  * side-effecting call was refused before it claimed anything; the tool was not run.
  */

@@ -222,6 +222,7 @@ export {
   LedgerFencedError,
   LedgerHardBlockError,
   LedgerIdentityConflictError,
+  LedgerMissingError,
   LedgerPollTimeoutError,
   LedgerReleaseRefusedError,
   LedgerSoftBlockError,

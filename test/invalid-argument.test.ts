@@ -15,6 +15,7 @@ import {
   canaryFuse,
   canonicalJson,
   compareHistories,
+  compileSchema,
   countHistoryTokens,
   createCharTokenCounter,
   createEd25519Signer,
@@ -48,17 +49,21 @@ import {
   protect,
   recordExternalOperation,
   repairTranscript,
+  resolveGate,
   sealReceipt,
+  sha256Hex,
   sideEffect,
   ticketKey,
   toAiSdkMessages,
   toAnthropicMessages,
+  toolCallSignature,
   transitionKey,
   validateConfig,
   validateTranscript,
   verifyReceipts,
   withSession,
 } from '../src/index.js';
+import { makeTestRecord } from '../src/testing/index.js';
 
 function boom(): never {
   throw new Error('boom');
@@ -79,6 +84,7 @@ const ALL: readonly Kind[] = ['null', 'number', 'string', 'proxy', 'deep'];
 const NOT_STRING: readonly Kind[] = ['null', 'number', 'proxy', 'deep'];
 const OBJECTS: readonly Kind[] = ['null', 'number', 'string', 'proxy'];
 
+const GATE_ATTEMPT = { providerIdempotencyKey: null, providerKeyParamDeclared: false };
 const ledger = createLedger({ storage: createMemoryStorage(), agentId: 'a', policyVersion: '1' });
 const tool = ledger.tool({ name: 'pay', sideEffectClass: 'non_idempotent_mutate' }, async () => 1);
 const hmac = createHmacVerifier({ key: 'k'.repeat(32), keyId: 'k1' });
@@ -170,6 +176,28 @@ const ENTRIES: readonly (readonly [string, (g: unknown) => unknown, readonly Kin
   ['ticketKey(scope)', (g) => ticketKey(g as never, 'a', 't'), OBJECTS, 'invalid_argument'],
   ['argsFingerprint(_, excluded)', (g) => argsFingerprint({ a: 1 }, g as never), ALL, 'invalid_argument'],
   ['createReceiptSigner(settings)', (g) => createReceiptSigner(g as never), OBJECTS, 'invalid_argument'],
+  ['resolveGate(record)', (g) => resolveGate(g as never, GATE_ATTEMPT, 0), OBJECTS, 'invalid_argument'],
+  [
+    'resolveGate(_, attempt)',
+    (g) => resolveGate(makeTestRecord(), g as never, 0),
+    ['null', 'number', 'string'],
+    'invalid_argument',
+  ],
+  [
+    'resolveGate(_, _, now)',
+    (g) => resolveGate(makeTestRecord(), GATE_ATTEMPT, g as never),
+    ['null', 'string', 'proxy', 'deep'],
+    'invalid_argument',
+  ],
+  ['toolCallSignature(call)', (g) => toolCallSignature(g as never), ALL, 'invalid_argument'],
+  [
+    'toolCallSignature({ args })',
+    (g) => toolCallSignature({ name: 'f', args: g }),
+    ['proxy', 'deep'],
+    'non_json_value',
+  ],
+  ['sha256Hex(text)', (g) => sha256Hex(g as never), NOT_STRING, 'invalid_argument'],
+  ['compileSchema(schema)', (g) => compileSchema(g as never), ALL, 'invalid_schema'],
 ];
 
 const CASES = ENTRIES.flatMap(([entry, call, kinds, code]) => kinds.map((kind) => [entry, kind, call, code] as const));

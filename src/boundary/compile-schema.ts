@@ -2,6 +2,8 @@
  * One entry for the three schema forms a tool may declare — a field spec, a JSON Schema object, a
  * Standard Schema validator — compiled once into a {@link CompiledSchema}.
  */
+
+import { GuardError } from '../errors.js';
 import { compileWithAjv } from './ajv-compile.js';
 import { mapAjvErrors } from './ajv-issues.js';
 import { SchemaDefinitionError } from './errors.js';
@@ -166,6 +168,16 @@ export function compileSchema<const S extends ToolSchema | CompiledSchema>(schem
   if (isCompiledSchema(schema)) return schema as CompiledSchema<SchemaOutput<S>>;
   const cached = cache.get(schema);
   if (cached !== undefined) return cached as CompiledSchema<SchemaOutput<S>>;
+  try {
+    return compileFresh(schema);
+  } catch (cause) {
+    if (cause instanceof GuardError) throw cause;
+    const detail = cause instanceof Error ? `: ${cause.message.slice(0, 200)}` : '';
+    throw new SchemaDefinitionError('', `the schema cannot be read${detail}`, { cause });
+  }
+}
+
+function compileFresh<const S extends ToolSchema | CompiledSchema>(schema: S): CompiledSchema<SchemaOutput<S>> {
   const kind = detectSchemaKind(schema);
   const compiled: CompiledSchema<SchemaOutput<S>> =
     kind === 'standard_schema'

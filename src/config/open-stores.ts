@@ -36,6 +36,11 @@ export interface OpenStoreDefaults {
    * production profile opens with false, so an emptied store is refused rather than started anew.
    */
   readonly create?: boolean;
+  /**
+   * Open for reading only: never initialise a store, whatever its block or the profile says
+   * (`create: false`), so a command that only reads cannot leave tables or a marker behind.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** Whether a store of the config may initialise an empty ledger: its own `create`, else the profile's default. */
@@ -89,6 +94,7 @@ export async function openLedgerStorage(
 }
 
 function createSetting(create: boolean | undefined, defaults: OpenStoreDefaults): { create?: boolean } {
+  if (defaults.readOnly === true) return { create: false };
   const value = create ?? defaults.create;
   return value === undefined ? {} : { create: value };
 }

@@ -2,10 +2,13 @@
  * SHA-256 fingerprints of canonical JSON.
  */
 import { hash } from 'node:crypto';
+import { InvalidArgumentError, kindOf } from '../invalid-argument.js';
 import { canonicalJson } from './canonical-json.js';
 
 /** SHA-256 hex digest of a UTF-8 string (one call, no Hash object per digest). */
 export function sha256Hex(text: string): string {
+  if (typeof text !== 'string')
+    throw new InvalidArgumentError('sha256Hex', 'text', `must be a string, got ${kindOf(text)}`);
   return hash('sha256', text, 'hex');
 }
 

@@ -7,6 +7,8 @@
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/fingerprint.js';
+import { GuardError } from '../errors.js';
+import { InvalidArgumentError, kindOf } from '../invalid-argument.js';
 import type { FuseVerdict } from './verdict.js';
 
 /** A tool call as every adapter hands it over. */
@@ -75,7 +77,20 @@ export function signatureOf(name: string, argsJson: string): string {
  *   toolCallSignature({ id: 'b', name: 'f', args: { y: 2, x: 1 } }); // true
  */
 export function toolCallSignature(call: ToolCall): string {
-  return signatureOf(call.name, canonicalJson(call.args === undefined ? null : call.args));
+  if (typeof call !== 'object' || call === null || Array.isArray(call))
+    throw new InvalidArgumentError('toolCallSignature', 'call', `must be a tool call object, got ${kindOf(call)}`);
+  let name: unknown;
+  let args: unknown;
+  try {
+    name = call.name;
+    args = call.args;
+  } catch (cause) {
+    if (cause instanceof GuardError) throw cause;
+    throw new InvalidArgumentError('toolCallSignature', 'call', 'cannot be read', { cause });
+  }
+  if (typeof name !== 'string')
+    throw new InvalidArgumentError('toolCallSignature', 'call.name', `must be a string, got ${kindOf(name)}`);
+  return signatureOf(name, canonicalJson(args === undefined ? null : args));
 }
 
 /** How a note names a call: `` The call to `name` ``. */

@@ -4,6 +4,9 @@
  * Both are total functions of (record, attempt, now) — no I/O, no hidden clock — so every row of
  * the gate tables is unit-tested and replayable.
  */
+
+import { GuardError } from '../errors.js';
+import { InvalidArgumentError, kindOf } from '../invalid-argument.js';
 import { type Gate, isBoundary, isOutcome, isRetryPermission, isSideEffectClass, isSpendability } from './envelope.js';
 import type { TransitionRecord } from './transition-record.js';
 
@@ -158,7 +161,18 @@ export function resolveReadGate(record: TransitionRecord, _attempt: GateAttempt,
 
 /** The resolver for a record's class. */
 export function resolveGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
-  return record.sideEffectClass === 'read'
-    ? resolveReadGate(record, attempt, now)
-    : resolveSideEffectGate(record, attempt, now);
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    throw new InvalidArgumentError('resolveGate', 'record', `must be a transition record, got ${kindOf(record)}`);
+  if (typeof attempt !== 'object' || attempt === null || Array.isArray(attempt))
+    throw new InvalidArgumentError('resolveGate', 'attempt', `must be an object, got ${kindOf(attempt)}`);
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new InvalidArgumentError('resolveGate', 'now', `must be a finite number of ms, got ${kindOf(now)}`);
+  try {
+    return record.sideEffectClass === 'read'
+      ? resolveReadGate(record, attempt, now)
+      : resolveSideEffectGate(record, attempt, now);
+  } catch (cause) {
+    if (cause instanceof GuardError) throw cause;
+    throw new InvalidArgumentError('resolveGate', 'record', 'cannot be read', { cause });
+  }
 }

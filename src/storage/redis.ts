@@ -1,7 +1,7 @@
 /**
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
  */
-import { GuardError } from '../errors.js';
+import { GuardError, LedgerMissingError } from '../errors.js';
 import type {
   CreateResult,
   LedgerIdentity,
@@ -24,7 +24,13 @@ import {
 } from './redis/connection.js';
 import { looksLikeIoredis } from './redis/ioredis.js';
 import { listRecords, marker, planList } from './redis/list.js';
-import { markerGoneError, orphanTicketError, type RedisPreflight, runPreflight } from './redis/preflight.js';
+import {
+  markerGoneError,
+  maxmemoryHazards,
+  orphanTicketError,
+  type RedisPreflight,
+  runPreflight,
+} from './redis/preflight.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
 import { createSubscriptions } from './redis/subscriptions.js';
 
@@ -274,7 +280,15 @@ export function createRedisStorage(
 
     hazards() {
       if (preflight !== null) return preflight.hazards;
-      return withClient('connect', `redis:${markerKey}`, async (client) => (await prepare(client)).hazards);
+      return withClient('connect', `redis:${markerKey}`, async (client) => {
+        try {
+          return (await prepare(client)).hazards;
+        } catch (error) {
+          // A store with no ledger yet (`create: false`) still has a server whose policy can be read.
+          if (error instanceof LedgerMissingError) return maxmemoryHazards(client, preflightSettings.allowEviction);
+          throw error;
+        }
+      });
     },
 
     identity() {

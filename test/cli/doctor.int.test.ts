@@ -3,6 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStorage } from '../../src/storage/postgres.js';
+import { createRedisStorage } from '../../src/storage/redis.js';
 import { hyphae } from '../config/cli-runner.js';
 import { useTempDir, yaml } from '../config/helpers.js';
 import { integrationSkip, POSTGRES_URL, probePostgres, probeRedis, REDIS_URL } from '../helpers/integration.js';
@@ -13,22 +15,37 @@ const tempDir = useTempDir();
 const skip = integrationSkip(await probeRedis()) || integrationSkip(await probePostgres());
 
 describe.skipIf(skip)('hyphae doctor on Redis and PostgreSQL', () => {
-  it('connects to both stores named by environment variables', () => {
+  it('connects to both stores named by environment variables, and initialises neither', async () => {
+    const redisPrefix = `hyphae-doctor-${randomBytes(4).toString('hex')}:`;
+    const tablePrefix = `hyphae_doc${randomBytes(4).toString('hex')}_`;
     const dir = tempDir();
     writeFileSync(
       join(dir, 'hyphae.yaml'),
       yaml(
         'transition: { agent_id: a, policy_version: 1 }',
-        'action_ledger: { storage: redis, url_env: DOCTOR_REDIS_URL, prefix: "hyphae-doctor:" }',
-        'task_ledger: { storage: postgres, dsn_env: DOCTOR_PG_URL, table_prefix: hyphae_doctor_ }',
+        `action_ledger: { storage: redis, url_env: DOCTOR_REDIS_URL, prefix: "${redisPrefix}" }`,
+        `task_ledger: { storage: postgres, dsn_env: DOCTOR_PG_URL, table_prefix: ${tablePrefix} }`,
       ),
     );
+    const env = { DOCTOR_REDIS_URL: REDIS_URL, DOCTOR_PG_URL: POSTGRES_URL };
 
-    const { code, stdout } = hyphae(dir, ['doctor'], { DOCTOR_REDIS_URL: REDIS_URL, DOCTOR_PG_URL: POSTGRES_URL });
+    const empty = hyphae(dir, ['doctor'], env);
+    const keys = await redisKeyCount(redisPrefix);
+    const tables = await tableCount(tablePrefix);
+    const init = hyphae(dir, ['init', '--stores'], env);
+    const ready = hyphae(dir, ['doctor'], env);
+    await deleteRedisKeys(REDIS_URL, redisPrefix);
+    await dropTables(tablePrefix);
 
-    expect(stdout).toMatch(/ok +action ledger +redis: connected/);
-    expect(stdout).toMatch(/ok +task ledger +postgres: schema version readable/);
-    expect(code).toBe(0);
+    expect(empty.stdout).toMatch(/ok +action ledger +redis: connected; holds no ledger yet/);
+    expect(empty.stdout).toMatch(/ok +task ledger +postgres.*: holds no ledger yet \(it is initialised on first use\)/);
+    expect(empty.code).toBe(0);
+    expect(keys).toBe(0);
+    expect(tables).toBe(0);
+    expect(init.code).toBe(0);
+    expect(ready.stdout).toMatch(/ok +action ledger +redis: connected\n +ledger [0-9a-f-]{36}/);
+    expect(ready.stdout).toMatch(/ok +task ledger +postgres.*: schema version readable/);
+    expect(ready.code).toBe(0);
   });
 
   it('fails an unreachable server within the timeout, with the fix', () => {
@@ -48,6 +65,43 @@ describe.skipIf(skip)('hyphae doctor on Redis and PostgreSQL', () => {
     expect(stdout).toContain('fix: check the connection string');
   });
 });
+
+async function redisKeyCount(prefix: string): Promise<number> {
+  const { createClient } = await import('redis');
+  const client = createClient({ url: REDIS_URL });
+  await client.connect();
+  try {
+    return (await client.keys(`${prefix}*`)).length;
+  } finally {
+    await client.close();
+  }
+}
+
+async function withPg<T>(body: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function tableCount(prefix: string): Promise<number> {
+  return withPg(async (client) => {
+    const { rows } = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM information_schema.tables WHERE table_name LIKE $1`,
+      [`${prefix}%`],
+    );
+    return Number(rows[0]?.n);
+  });
+}
+
+function dropTables(prefix: string): Promise<void> {
+  return withPg(async (client) => {
+    await client.query(`DROP TABLE IF EXISTS "${prefix}transitions", "${prefix}meta"`);
+  });
+}
 
 const LEDGER_ID = /ledger [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} since \d{4}-/;
 
@@ -101,7 +155,15 @@ describe.skipIf(skip || !(await hasRedisServer()))('hyphae doctor: what each sto
     expect(accepted.stdout).toMatch(/warning: .*\(accepted\)/);
   });
 
-  it('reports the ledger id of Redis and PostgreSQL, the same on every run', () => {
+  it('reports the ledger id of Redis and PostgreSQL, the same on every run', async () => {
+    // Doctor only reads: the ledgers exist once something has used them.
+    for (const storage of [
+      createRedisStorage({ url: evicting.url }, { allowEviction: true }),
+      createPostgresStorage({ connectionString: POSTGRES_URL }, { tablePrefix }),
+    ]) {
+      await storage.identity();
+      await storage.close();
+    }
     const redis = doctorOn('{ storage: redis, url_env: DOCTOR_REDIS_URL }', 'lookup: { side_effect_class: read }');
     const postgres = [1, 2].map(
       () =>

@@ -3,14 +3,14 @@
  * ledgers (with receipts) for operator actions, or just the stores for reading, which need no
  * signing key. A config that cannot load is reported, not thrown.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { HyphaeConfig } from '../../config/create-config.js';
 import { ConfigError } from '../../config/errors.js';
 import { loadConfig } from '../../config/load-config.js';
 import { type OpenStoreDefaults, openLedgerStorage } from '../../config/open-stores.js';
 import { analyzeConfig } from '../../config/parse-config.js';
-import { GuardError } from '../../errors.js';
+import { GuardError, LedgerMissingError } from '../../errors.js';
 import type { Ledger } from '../../ledger/types.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { CommandContext } from '../command.js';
@@ -24,20 +24,30 @@ export type TransitionReader = Pick<Ledger, 'get' | 'list'>;
 /** A store opened for reading. */
 export type ReadableStore = TransitionReader & Pick<LedgerStorage, 'close'>;
 
-/** A SQLite ledger file that does not exist yet holds no transitions; reading it must not create it. */
-const NOT_CREATED_YET: ReadableStore = Object.freeze({
-  get: async () => null,
-  list: async () => ({ records: [], nextCursor: null }),
-  close: async () => undefined,
-});
-
-async function missingFile(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
+/**
+ * A store opened for reading (`create: false`): one that holds no ledger yet — a SQLite file not
+ * created, an empty PostgreSQL schema or Redis — reads as empty, and is left as it was.
+ */
+function readingOnly(storage: LedgerStorage): ReadableStore {
+  return {
+    async get(key) {
+      try {
+        return await storage.get(key);
+      } catch (error) {
+        if (error instanceof LedgerMissingError) return null;
+        throw error;
+      }
+    },
+    async list(options) {
+      try {
+        return await storage.list(options);
+      } catch (error) {
+        if (error instanceof LedgerMissingError) return { records: [], nextCursor: null };
+        throw error;
+      }
+    },
+    close: () => storage.close(),
+  };
 }
 
 /** Load the config, printing why it cannot be loaded; undefined then. */
@@ -62,8 +72,9 @@ export function ledgersOf(config: HyphaeConfig): Ledger[] {
 
 /**
  * Open the ledger stores the config names, for reading only: no receipt key is read and nothing is
- * written (unless `defaults` lets an empty store be initialised); a SQLite file that does not exist
- * yet is read as empty, not created. Prints why and returns undefined when the config or a store's
+ * written (unless `defaults` lets an empty store be initialised); a store that holds no ledger yet
+ * (a SQLite file that does not exist, an empty PostgreSQL schema or Redis) is read as empty, not
+ * initialised. Prints why and returns undefined when the config or a store's
  * environment is missing.
  */
 export async function openLedgerStores(
@@ -92,17 +103,9 @@ export async function openLedgerStores(
   try {
     for (const store of stores) {
       if (store === undefined || store === 'action_ledger') continue;
-      // Reading never creates a file; initialising (`defaults.create`) does.
-      if (
-        defaults.create !== true &&
-        store.kind === 'sqlite' &&
-        store.path !== ':memory:' &&
-        (await missingFile(store.path))
-      ) {
-        storages.push(NOT_CREATED_YET);
-      } else {
-        storages.push(await openLedgerStorage(store, ctx.env, defaults));
-      }
+      // Reading never initialises a store; initialising (`defaults.create`) does.
+      if (defaults.create === true) storages.push(await openLedgerStorage(store, ctx.env, defaults));
+      else storages.push(readingOnly(await openLedgerStorage(store, ctx.env, { readOnly: true })));
     }
   } catch (error) {
     await Promise.allSettled(storages.map((storage) => storage.close()));

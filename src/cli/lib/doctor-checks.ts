@@ -17,7 +17,7 @@ import {
 import { analyzeConfig, type ConfigEnv, envReferences } from '../../config/parse-config.js';
 import { type LedgerSection, nonDurableStoreIssue, sideEffectingCovered } from '../../config/store-durability.js';
 import type { ConfigSettings, StoreSettings } from '../../config/types.js';
-import { GuardError } from '../../errors.js';
+import { GuardError, LedgerMissingError } from '../../errors.js';
 import type { ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { runDeepChecks } from './doctor-deep.js';
@@ -112,7 +112,9 @@ async function storeFindings(
   storage: LedgerStorage,
   covered: string | undefined,
   timeoutMs: number,
-): Promise<{ readonly notes: string[]; readonly refusal?: string }> {
+  empty: boolean,
+  allowEmpty: boolean,
+): Promise<{ readonly notes: string[]; readonly refusal?: string; readonly empty: boolean }> {
   const notes: string[] = [];
   let refusal: string | undefined;
   for (const hazard of await withTimeout(Promise.resolve(storage.hazards?.() ?? []), timeoutMs)) {
@@ -120,12 +122,17 @@ async function storeFindings(
       refusal ??= `${hazard.message}; refused for side-effecting ${covered}`;
     else notes.push(`warning: ${hazard.message}${hazard.accepted ? ' (accepted)' : ''}`);
   }
-  if (storage.identity !== undefined) {
-    const { ledgerId, createdAt } = await withTimeout(storage.identity(), timeoutMs);
-    const since = Number.isFinite(createdAt) && createdAt > 0 ? ` since ${new Date(createdAt).toISOString()}` : '';
-    notes.unshift(`ledger ${ledgerId}${since}`);
+  if (storage.identity !== undefined && !empty) {
+    try {
+      const { ledgerId, createdAt } = await withTimeout(storage.identity(), timeoutMs);
+      const since = Number.isFinite(createdAt) && createdAt > 0 ? ` since ${new Date(createdAt).toISOString()}` : '';
+      notes.unshift(`ledger ${ledgerId}${since}`);
+    } catch (error) {
+      if (!(error instanceof LedgerMissingError) || !allowEmpty) throw error;
+      return { notes, empty: true, ...(refusal === undefined ? {} : { refusal }) };
+    }
   }
-  return refusal === undefined ? { notes } : { notes, refusal };
+  return { notes, empty, ...(refusal === undefined ? {} : { refusal }) };
 }
 
 /** The fix of a store hazard the ledger refuses. */
@@ -186,6 +193,16 @@ async function notCreatedYet(name: string, store: SqliteStore, env: ConfigEnv, t
   };
 }
 
+/** A SQLite file that does not exist while the config opens it with `create: false` (the production profile). */
+function noLedgerYet(name: string, store: StoreSettings): DoctorItem {
+  return {
+    name,
+    ok: false,
+    detail: `${describeStore(store)}: the file does not exist, and the config opens it with \`create: false\` (the production profile's default), so the store holds no ledger and every call would be refused`,
+    fix: 'a new deployment: initialise it once with `hyphae init --stores`; otherwise it was deleted: restore it from a backup',
+  };
+}
+
 async function checkLedgerStore(
   name: string,
   section: LedgerSection,
@@ -197,7 +214,8 @@ async function checkLedgerStore(
   let storage: (LedgerStorage & { ensureSchema?: () => Promise<void> }) | undefined;
   try {
     // Opening connects nothing yet: the store's capabilities are known before any I/O.
-    storage = await openLedgerStorage(store, env, createDefault(settings));
+    // Read only: a doctor that initialised an empty store would hide the very fault it checks for.
+    storage = await openLedgerStorage(store, env, { readOnly: true });
     const open = storage;
     const transient = nonDurableStoreIssue(settings, section, store, open);
     if (transient !== undefined) {
@@ -206,15 +224,33 @@ async function checkLedgerStore(
     }
     if (store.kind === 'memory')
       return { name, ok: true, detail: 'memory (nothing to connect to; lost with the process)' };
+    const initialisedOnUse = (store.create ?? createDefault(settings).create) !== false;
     if (store.kind === 'sqlite' && store.path !== ':memory:' && !(await exists(store.path))) {
-      return notCreatedYet(name, store, env, timeoutMs);
+      return initialisedOnUse ? notCreatedYet(name, store, env, timeoutMs) : noLedgerYet(name, store);
     }
-    await withTimeout(
-      typeof open.ensureSchema === 'function' ? open.ensureSchema() : open.list({ limit: 1 }).then(() => undefined),
+    let empty = false;
+    try {
+      await withTimeout(
+        typeof open.ensureSchema === 'function' ? open.ensureSchema() : open.list({ limit: 1 }).then(() => undefined),
+        timeoutMs,
+      );
+    } catch (error) {
+      if (!(error instanceof LedgerMissingError) || !initialisedOnUse) throw error;
+      empty = true;
+    }
+    const findings = await storeFindings(
+      open,
+      sideEffectingCovered(settings, section),
       timeoutMs,
+      empty,
+      initialisedOnUse,
     );
-    const { notes, refusal } = await storeFindings(open, sideEffectingCovered(settings, section), timeoutMs);
-    const base = store.kind === 'redis' ? 'redis: connected' : `${describeStore(store)}: schema version readable`;
+    const { notes, refusal } = findings;
+    const base = findings.empty
+      ? `${store.kind === 'redis' ? 'redis: connected; ' : `${describeStore(store)}: `}holds no ledger yet (it is initialised on first use)`
+      : store.kind === 'redis'
+        ? 'redis: connected'
+        : `${describeStore(store)}: schema version readable`;
     if (refusal !== undefined) return { name, ok: false, detail: `${base}\n${refusal}`, fix: hazardFix(store) };
     return { name, ok: true, detail: [base, ...notes].join('\n') };
   } catch (error) {

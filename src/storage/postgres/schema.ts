@@ -2,7 +2,7 @@
  * Table names and the idempotent schema migration of the PostgreSQL driver.
  */
 import { createHash } from 'node:crypto';
-import { LedgerStorageCorruptError } from '../../errors.js';
+import { LedgerMissingError, LedgerStorageCorruptError } from '../../errors.js';
 
 /** The schema version this driver reads and writes. */
 export const SCHEMA_VERSION = 1;
@@ -178,7 +178,7 @@ export function migrationError(names: TableNames, error: unknown): unknown {
     );
   }
   if (code === NO_LEDGER) {
-    return new LedgerStorageCorruptError(
+    return new LedgerMissingError(
       location,
       'the store holds no ledger (never initialised, or its tables were dropped) and the storage was opened with `create: false`',
       { cause: error },

@@ -4,7 +4,7 @@
  * required by every write).
  */
 import { randomUUID } from 'node:crypto';
-import { LedgerStorageCorruptError } from '../../errors.js';
+import { LedgerMissingError, LedgerStorageCorruptError } from '../../errors.js';
 import type { LedgerIdentity, StorageHazard } from '../ledger-storage.js';
 import { type RedisClientLike, replyArray, replyText, type ScriptRunner } from './connection.js';
 import { INIT_LEDGER_SCRIPT } from './scripts.js';
@@ -94,10 +94,8 @@ export async function ledgerIdentity(
       ledgerId === '1'
         ? 'the store holds records but no ledger marker (written by an older hyphae: run `hyphae init --stores` once to adopt it; or its marker was evicted)'
         : 'the store holds no ledger (never initialised, or emptied: a restart without persistence, a FLUSHALL, an eviction)';
-    throw new LedgerStorageCorruptError(
-      `redis:${settings.markerKey}`,
-      `${reason} and the storage was opened with \`create: false\``,
-    );
+    const ErrorClass = ledgerId === '1' ? LedgerStorageCorruptError : LedgerMissingError;
+    throw new ErrorClass(`redis:${settings.markerKey}`, `${reason} and the storage was opened with \`create: false\``);
   }
   if ((status !== 'exists' && status !== 'created') || typeof ledgerId !== 'string') {
     throw new TypeError('Unexpected reply from the Redis ledger marker script');

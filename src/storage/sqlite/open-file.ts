@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, link, mkdir, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
+import { LedgerMissingError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
 import { claimFileForDriver } from './driver-claims.js';
 import type { SqliteDriverName } from './sqlite-database.js';
 import { loadSqliteDriver, type SqliteOpener } from './sqlite-driver.js';
@@ -42,6 +42,16 @@ export const metaTableSql = (meta: string): string =>
 
 /** A file the stores refuse to open (missing with `create: false`, or emptied); `reason` says why. */
 export class SqliteFileRefusedError extends LedgerStorageCorruptError {
+  readonly reason: string;
+
+  constructor(location: string, reason: string) {
+    super(location, reason);
+    this.reason = reason;
+  }
+}
+
+/** A ledger file that does not exist, opened with `create: false`: a {@link LedgerMissingError}. */
+export class SqliteFileMissingError extends LedgerMissingError {
   readonly reason: string;
 
   constructor(location: string, reason: string) {
@@ -132,7 +142,7 @@ async function prepareFile(opener: SqliteOpener, plan: SqliteFilePlan): Promise<
   const size = await sizeOf(plan.file);
   if (size === null) {
     if (!plan.create) {
-      throw new SqliteFileRefusedError(
+      throw new SqliteFileMissingError(
         plan.location,
         'the file does not exist, and the store was opened with `create: false` (for a ledger that must exist); restore it from a backup',
       );

@@ -16,7 +16,7 @@ import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
 import { configureSqlite } from './open-connection.js';
-import { metaTableSql, SqliteFileRefusedError } from './open-file.js';
+import { metaTableSql, SqliteFileMissingError, SqliteFileRefusedError } from './open-file.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
 import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
 import type { SqliteHandle } from './sqlite-handle.js';
@@ -56,7 +56,8 @@ const VERSION_ROW = 'receipts_schema_version';
 
 function mapError(error: unknown, location: string, operation: string): unknown {
   if (error instanceof ReceiptSinkCorruptError || error instanceof ReceiptSinkUnavailableError) return error;
-  if (error instanceof SqliteFileRefusedError) return new ReceiptSinkCorruptError(location, error.reason);
+  if (error instanceof SqliteFileRefusedError || error instanceof SqliteFileMissingError)
+    return new ReceiptSinkCorruptError(location, error.reason);
   if (error instanceof LedgerStorageUnavailableError || isClosedConnectionError(error)) {
     return new ReceiptSinkUnavailableError(location, `\`${operation}\` failed`, { cause: error });
   }

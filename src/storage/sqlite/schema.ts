@@ -3,7 +3,7 @@
  * `transitions` table.
  */
 import { randomUUID } from 'node:crypto';
-import { LedgerStorageCorruptError } from '../../errors.js';
+import { LedgerMissingError, LedgerStorageCorruptError } from '../../errors.js';
 import { LEDGER_CREATED_ROW, LEDGER_ID_ROW, metaTableSql } from './open-file.js';
 import type { SqliteHandle } from './sqlite-handle.js';
 
@@ -92,7 +92,7 @@ export function ensureSqliteSchema(db: SqliteHandle, tables: SqliteTables, locat
     // Re-read under the write lock: another process may have created the schema meanwhile.
     if (checkVersion(db, tables, location)) return;
     if (!create) {
-      throw new LedgerStorageCorruptError(
+      throw new LedgerMissingError(
         location,
         `it holds no ledger (no \`schema_version\` row in \`${tables.meta}\`), and the store was opened with \`create: false\` (for a ledger that must exist)`,
       );
