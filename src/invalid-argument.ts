@@ -101,9 +101,7 @@ export function readArgument<T>(fn: string, argument: string, read: () => T): T 
   try {
     return read();
   } catch (cause) {
-    if (cause instanceof GuardError) throw cause;
-    const detail = cause instanceof Error ? `: ${cause.message.slice(0, 200)}` : '';
-    throw new InvalidArgumentError(fn, argument, `cannot be read${detail}`, { cause });
+    return unreadableArgument(fn, argument, cause);
   }
 }
 
@@ -123,4 +121,55 @@ export function optionsOf<T extends object>(fn: string, value: T, optional = fal
   for (const key of keys)
     copy[key] = readArgument(fn, `${argument}.${key}`, () => (value as Record<string, unknown>)[key]);
   return copy as T;
+}
+
+/** `value` when it is a string; otherwise throws {@link InvalidArgumentError}. */
+export function stringArgument(fn: string, argument: string, value: string): string {
+  if (typeof value !== 'string') throw new InvalidArgumentError(fn, argument, `must be a string, got ${kindOf(value)}`);
+  return value;
+}
+
+/**
+ * Throws {@link InvalidArgumentError} unless `value` is a non-array object whose listed fields can
+ * be read (a getter or Proxy trap that throws is refused here, not deep inside). Allocates nothing
+ * on the way through, so hot paths may call it.
+ */
+export function recordArgument(fn: string, argument: string, value: unknown, fields: readonly string[] = []): void {
+  if (!isObject(value)) throw new InvalidArgumentError(fn, argument, `must be an object, got ${kindOf(value)}`);
+  let field = '';
+  try {
+    for (field of fields) (value as Record<string, unknown>)[field];
+  } catch (cause) {
+    throw new InvalidArgumentError(fn, `${argument}.${field}`, 'cannot be read', { cause });
+  }
+}
+
+/**
+ * What a public function throws when reading its argument threw: a {@link GuardError} as it is,
+ * anything else (a getter or Proxy trap that throws, a value nested past the call stack) as an
+ * {@link InvalidArgumentError} naming `argument`, with the original as `cause`.
+ */
+export function unreadableArgument(fn: string, argument: string, cause: unknown): never {
+  if (cause instanceof GuardError) throw cause;
+  const detail = cause instanceof Error ? `: ${cause.message.slice(0, 200)}` : '';
+  throw new InvalidArgumentError(fn, argument, `cannot be read${detail}`, { cause });
+}
+
+/**
+ * Throws {@link InvalidArgumentError} unless `value` is an options object whose every own field
+ * can be read (`undefined` passes when `optional`). Checks without copying, for factories that
+ * then read the caller's object as they did.
+ */
+export function checkOptions(fn: string, value: unknown, optional = true, argument = 'options'): void {
+  if (value === undefined) {
+    if (optional) return;
+    throw new InvalidArgumentError(fn, argument, 'is required');
+  }
+  if (!isObject(value)) throw new InvalidArgumentError(fn, argument, `must be an object, got ${kindOf(value)}`);
+  let key = '';
+  try {
+    for (key of Object.keys(value)) (value as Record<string, unknown>)[key];
+  } catch (cause) {
+    throw new InvalidArgumentError(fn, key === '' ? argument : `${argument}.${key}`, 'cannot be read', { cause });
+  }
 }

@@ -6,6 +6,7 @@ import type { RepairTranscriptOptions } from '../context/transcript/repair.js';
 import { GuardError } from '../errors.js';
 import type { BudgetBooking, ModelReservation } from '../fuses/budget.js';
 import type { FuseBox } from '../fuses/fuse-box.js';
+import { checkOptions } from '../invalid-argument.js';
 import type { LedgerScope } from '../ledger/transition-record.js';
 import type { Ledger } from '../ledger/types.js';
 import { createGuardRun, type PipelineContext } from './shared/guard-run.js';
@@ -152,6 +153,7 @@ export interface GuardPipeline {
  * // outcome: { status: 'ok', result, source: 'tool' } | { status: 'refused', message, code, terminal } | { status: 'error', … }
  */
 export function createGuardPipeline(options: GuardPipelineOptions = {}): GuardPipeline {
+  checkOptions('createGuardPipeline', options);
   const { ledger, fuses, registry, onEvent } = options;
   const specs = { ...options.tools };
   const plans = new Map<string, ToolPlan>();

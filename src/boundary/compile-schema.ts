@@ -73,18 +73,22 @@ function isFieldDefShaped(value: unknown): boolean {
  * as such instead of as a strange JSON Schema.
  */
 export function detectSchemaKind(schema: unknown): SchemaKind {
-  if (isStandardSchema(schema)) return 'standard_schema';
-  if (!isPlainObject(schema)) {
-    throw new SchemaDefinitionError(
-      '',
-      `expected a field spec, a JSON Schema object or a Standard Schema validator, got ${describeValue(schema)}`,
-    );
+  try {
+    if (isStandardSchema(schema)) return 'standard_schema';
+    if (!isPlainObject(schema)) {
+      throw new SchemaDefinitionError(
+        '',
+        `expected a field spec, a JSON Schema object or a Standard Schema validator, got ${describeValue(schema)}`,
+      );
+    }
+    for (const key of Object.keys(schema)) {
+      if (key.startsWith('$')) return 'json_schema';
+      if (JSON_SCHEMA_KEYWORDS.has(key) && !isFieldDefShaped(schema[key])) return 'json_schema';
+    }
+    return 'field_spec';
+  } catch (cause) {
+    throw unreadableSchema(cause);
   }
-  for (const key of Object.keys(schema)) {
-    if (key.startsWith('$')) return 'json_schema';
-    if (JSON_SCHEMA_KEYWORDS.has(key) && !isFieldDefShaped(schema[key])) return 'json_schema';
-  }
-  return 'field_spec';
 }
 
 function asyncIssue(): ValidationIssue {
@@ -171,10 +175,15 @@ export function compileSchema<const S extends ToolSchema | CompiledSchema>(schem
   try {
     return compileFresh(schema);
   } catch (cause) {
-    if (cause instanceof GuardError) throw cause;
-    const detail = cause instanceof Error ? `: ${cause.message.slice(0, 200)}` : '';
-    throw new SchemaDefinitionError('', `the schema cannot be read${detail}`, { cause });
+    throw unreadableSchema(cause);
   }
+}
+
+/** A schema whose reading threw (a getter, a Proxy trap): a {@link SchemaDefinitionError}, GuardErrors as they are. */
+function unreadableSchema(cause: unknown): GuardError {
+  if (cause instanceof GuardError) return cause;
+  const detail = cause instanceof Error ? `: ${cause.message.slice(0, 200)}` : '';
+  return new SchemaDefinitionError('', `the schema cannot be read${detail}`, { cause });
 }
 
 function compileFresh<const S extends ToolSchema | CompiledSchema>(schema: S): CompiledSchema<SchemaOutput<S>> {

@@ -2,6 +2,8 @@
  * Field spec → JSON Schema. The spec is checked strictly first, so a typo or a misplaced option
  * fails when the tool is defined instead of silently loosening validation.
  */
+
+import { unreadableArgument } from '../invalid-argument.js';
 import { SchemaDefinitionError } from './errors.js';
 import type { FieldSpec } from './field-spec-types.js';
 import { article, describeValue, toJsonPointer } from './issues.js';
@@ -172,6 +174,10 @@ function specToJsonSchema(spec: Record<string, unknown>): Record<string, unknown
  * //   required: ['customer_id'], additionalProperties: false }
  */
 export function fieldSpecToJsonSchema(spec: FieldSpec): JsonSchemaObject {
-  checkSpec(spec, []);
-  return specToJsonSchema(spec as Record<string, unknown>);
+  try {
+    checkSpec(spec, []);
+    return specToJsonSchema(spec as Record<string, unknown>);
+  } catch (cause) {
+    return unreadableArgument('fieldSpecToJsonSchema', 'spec', cause);
+  }
 }

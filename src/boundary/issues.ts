@@ -1,3 +1,4 @@
+import { arrayArgument, unreadableArgument } from '../invalid-argument.js';
 /**
  * Validation issues as data: `{ code, path, message }` plus a short `expected` and `actual`, the
  * shape every schema form (field spec, JSON Schema, Standard Schema) is reported in.
@@ -47,6 +48,7 @@ export type ValidationResult<T> =
  * toJsonPointer(['a/b', 0]); // '/a~1b/0'
  */
 export function toJsonPointer(path: readonly PathSegment[]): string {
+  arrayArgument('toJsonPointer', 'path', path);
   let pointer = '';
   for (const segment of path) {
     pointer += `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`;
@@ -83,35 +85,39 @@ const PREVIEW_CHARS = 40;
  * describeValue('x'.repeat(5000)); // 'string of 5000 characters starting "xxxxxxxxxxxxxxxxxxxx…"'
  */
 export function describeValue(value: unknown): string {
-  switch (typeof value) {
-    case 'undefined':
-      return 'nothing';
-    case 'string':
-      return value.length <= PREVIEW_CHARS
-        ? `string ${JSON.stringify(value)}`
-        : `string of ${value.length} characters starting ${JSON.stringify(`${value.slice(0, 20)}…`)}`;
-    case 'number':
-      return Number.isInteger(value) ? `integer ${value}` : `number ${value}`;
-    case 'boolean':
-      return `boolean ${value}`;
-    case 'bigint':
-      return 'bigint';
-    case 'function':
-      return 'function';
-    case 'symbol':
-      return 'symbol';
-    default:
-      break;
+  try {
+    switch (typeof value) {
+      case 'undefined':
+        return 'nothing';
+      case 'string':
+        return value.length <= PREVIEW_CHARS
+          ? `string ${JSON.stringify(value)}`
+          : `string of ${value.length} characters starting ${JSON.stringify(`${value.slice(0, 20)}…`)}`;
+      case 'number':
+        return Number.isInteger(value) ? `integer ${value}` : `number ${value}`;
+      case 'boolean':
+        return `boolean ${value}`;
+      case 'bigint':
+        return 'bigint';
+      case 'function':
+        return 'function';
+      case 'symbol':
+        return 'symbol';
+      default:
+        break;
+    }
+    if (value === null) return 'null';
+    if (Array.isArray(value)) return `array of ${value.length} item${value.length === 1 ? '' : 's'}`;
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+      return typeof name === 'string' && name !== '' ? `instance of ${name}` : 'object';
+    }
+    const keys = Object.keys(value as object).length;
+    return `object with ${keys} key${keys === 1 ? '' : 's'}`;
+  } catch (cause) {
+    return unreadableArgument('describeValue', 'value', cause);
   }
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return `array of ${value.length} item${value.length === 1 ? '' : 's'}`;
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) {
-    const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    return typeof name === 'string' && name !== '' ? `instance of ${name}` : 'object';
-  }
-  const keys = Object.keys(value as object).length;
-  return `object with ${keys} key${keys === 1 ? '' : 's'}`;
 }
 
 /** The value at `path` inside `root`, or `undefined` when the path does not lead anywhere. */

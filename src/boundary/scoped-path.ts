@@ -21,6 +21,7 @@
  */
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { stringArgument } from '../invalid-argument.js';
 
 /** Why a path was refused. */
 export type ScopedPathRefusal =
@@ -101,6 +102,8 @@ async function realpathAllowMissing(raw: string): Promise<Resolved> {
  * isSubpath('/workspace', '/workspace_evil/x');   // false
  */
 export function isSubpath(parent: string, child: string): boolean {
+  stringArgument('isSubpath', 'parent', parent);
+  stringArgument('isSubpath', 'child', child);
   if (child === parent) return true;
   return child.startsWith(parent.endsWith(sep) ? parent : `${parent}${sep}`);
 }

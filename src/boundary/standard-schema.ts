@@ -3,6 +3,7 @@
  * valibot, arktype and others are accepted without a dependency, and the mapping of their issues
  * onto our {@link ValidationIssue} codes.
  */
+
 import {
   describeValue,
   type IssueCode,
@@ -60,11 +61,16 @@ export type StandardInput<S> = S extends { readonly '~standard': { readonly type
  * whose `~standard` has `version: 1` and a `validate` function.
  */
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
-  const props: unknown = (value as { '~standard'?: unknown })['~standard'];
-  if (props === null || typeof props !== 'object') return false;
-  const { version, validate } = props as { version?: unknown; validate?: unknown };
-  return version === 1 && typeof validate === 'function';
+  try {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return false;
+    const props: unknown = (value as { '~standard'?: unknown })['~standard'];
+    if (props === null || typeof props !== 'object') return false;
+    const { version, validate } = props as { version?: unknown; validate?: unknown };
+    return version === 1 && typeof validate === 'function';
+  } catch {
+    // A value that cannot be read (a getter or Proxy trap that throws) is not a usable schema.
+    return false;
+  }
 }
 
 function toSegments(path: StandardIssue['path']): PathSegment[] {

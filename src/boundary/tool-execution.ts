@@ -3,6 +3,7 @@
  * scope — nothing runs) and `executeWithRetries` (the body, re-run only where that is safe).
  */
 import { GuardError } from '../errors.js';
+import { InvalidArgumentError, stringArgument } from '../invalid-argument.js';
 import type { CallOptions } from '../ledger/types.js';
 import { type BoundedTool, type CheckedArgs, isBoundedTool } from './bounded.js';
 import type { ToolCallRequest } from './chat.js';
@@ -26,7 +27,13 @@ export interface PreparedCall {
 
 /** JSON.parse, with an empty string read as `{}` (some models send `""` for a tool without arguments). */
 export function parseJsonArgs(raw: string): unknown {
-  return raw.trim() === '' ? {} : JSON.parse(raw);
+  stringArgument('parseJsonArgs', 'raw', raw);
+  if (raw.trim() === '') return {};
+  try {
+    return JSON.parse(raw);
+  } catch (cause) {
+    throw new InvalidArgumentError('parseJsonArgs', 'raw', `is not JSON: ${(cause as Error).message}`, { cause });
+  }
 }
 
 /**
@@ -52,7 +59,9 @@ export async function prepareCall(
     try {
       args = parse(raw, call);
     } catch (error) {
-      throw unparseableArguments(call.name, raw, error instanceof Error ? error.message : String(error));
+      // The parser's own words (JSON.parse's), not the wrapper's, are what the model reads.
+      const reason = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      throw unparseableArguments(call.name, raw, reason instanceof Error ? reason.message : String(reason));
     }
   }
   return { call, tool, checked: await tool.check(args) };

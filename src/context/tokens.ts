@@ -3,7 +3,7 @@
  * that loads its encodings lazily (never when the root entry is imported).
  */
 import { createRequire } from 'node:module';
-import { arrayArgument, InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
+import { arrayArgument, InvalidArgumentError, kindOf, optionsOf, unreadableArgument } from '../invalid-argument.js';
 
 /** Counts tokens of text and of whole chat histories. */
 export interface TokenCounter {
@@ -59,17 +59,21 @@ function contentText(content: unknown): string {
 
 /** The text a model reads for one message of any supported format (role, content, tool calls). */
 export function messageText(message: unknown): string {
-  if (typeof message !== 'object' || message === null) return json(message);
-  const m = message as Record<string, unknown>;
-  let text = `${String(m.role)}\n${contentText(m.content)}`;
-  if (typeof m.name === 'string') text += `\n${m.name}`;
-  if (typeof m.tool_call_id === 'string') text += `\n${m.tool_call_id}`;
-  if (Array.isArray(m.tool_calls)) {
-    for (const call of m.tool_calls as { id?: unknown; function?: { name?: unknown; arguments?: unknown } }[]) {
-      text += `\n${String(call?.id)} ${String(call?.function?.name)} ${String(call?.function?.arguments)}`;
+  try {
+    if (typeof message !== 'object' || message === null) return json(message);
+    const m = message as Record<string, unknown>;
+    let text = `${String(m.role)}\n${contentText(m.content)}`;
+    if (typeof m.name === 'string') text += `\n${m.name}`;
+    if (typeof m.tool_call_id === 'string') text += `\n${m.tool_call_id}`;
+    if (Array.isArray(m.tool_calls)) {
+      for (const call of m.tool_calls as { id?: unknown; function?: { name?: unknown; arguments?: unknown } }[]) {
+        text += `\n${String(call?.id)} ${String(call?.function?.name)} ${String(call?.function?.arguments)}`;
+      }
     }
+    return text;
+  } catch (cause) {
+    return unreadableArgument('messageText', 'message', cause);
   }
-  return text;
 }
 
 /** Sum `count` over a history, with OpenAI's per-message and reply overhead. */

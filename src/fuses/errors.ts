@@ -3,6 +3,7 @@
  * by {@link assertAllowed}, the throwing twin of a verdict.
  */
 import { GuardError } from '../errors.js';
+import { recordArgument } from '../invalid-argument.js';
 import type { FuseAllowance, FuseRefusal, FuseVerdict } from './verdict.js';
 
 /** A fuse was constructed with options that cannot work (a threshold below 2, a percent over 100). */
@@ -35,6 +36,7 @@ export class FuseTrippedError extends GuardError {
  * assertAllowed(run.checkToolCall({ name: 'lookup_order', args: { id: 7 } }));
  */
 export function assertAllowed(verdict: FuseVerdict): asserts verdict is FuseAllowance {
+  recordArgument('assertAllowed', 'verdict', verdict, ['allowed']);
   if (!verdict.allowed) throw new FuseTrippedError(verdict);
 }
 

@@ -4,6 +4,7 @@
  * gates the logged counts; it does not re-tokenise the transcript).
  */
 
+import { recordArgument } from '../invalid-argument.js';
 import type { TokenCounter } from './token-counter.js';
 import { errorMessage } from './verdict.js';
 
@@ -79,6 +80,8 @@ function invalid(model: string, message: string): ModelCallFault {
  * // { model: 'gpt-4o', promptTokens: 10, toolTokens: 0, maxOutputTokens: 100 }
  */
 export function measureModelCall(input: ModelCallInput, counter: TokenCounter): ModelCallRequest {
+  if (typeof input === 'object' && input !== null)
+    recordArgument('measureModelCall', 'input', input, ['model', 'messages', 'tools', 'maxOutputTokens']);
   const model = typeof input?.model === 'string' ? input.model : '';
   if (model === '') return invalid(model, '`model` must be a non-empty string');
   const { messages, tools, maxOutputTokens } = input;

@@ -11,6 +11,7 @@
  * pay it there.
  */
 import { createRequire } from 'node:module';
+import { stringArgument } from '../invalid-argument.js';
 
 /** Counts the tokens of `text` as `model` would. Must return a finite, non-negative number. */
 export type TokenCounter = (text: string, model: string) => number;
@@ -31,6 +32,7 @@ const encoders = new Map<OpenAiEncoding, Encoder | null>();
 
 /** Four characters a token: the estimate for models whose tokenizer we do not ship. */
 export const approximateTokenCounter: TokenCounter = function approximateTokenCounter(text) {
+  stringArgument('approximateTokenCounter', 'text', text);
   return Math.ceil(text.length / 4);
 };
 
@@ -44,6 +46,7 @@ export const approximateTokenCounter: TokenCounter = function approximateTokenCo
  * openAiEncodingFor('claude-sonnet-4'); // null
  */
 export function openAiEncodingFor(model: string): OpenAiEncoding | null {
+  stringArgument('openAiEncodingFor', 'model', model);
   const name = model.toLowerCase().replace(/^openai\//, '');
   if (/^(gpt-3\.5|gpt-4)(-|$)/.test(name) || name.startsWith('text-embedding-')) return OpenAiEncoding.cl100k_base;
   if (/^(gpt-|chatgpt-|o[134](-|$))/.test(name)) return OpenAiEncoding.o200k_base;
@@ -73,6 +76,7 @@ function loadEncoder(encoding: OpenAiEncoding): Encoder | null {
  * preloadTokenizer('gpt-4o'); // true, after about a second
  */
 export function preloadTokenizer(model: string): boolean {
+  stringArgument('preloadTokenizer', 'model', model);
   const encoding = openAiEncodingFor(model);
   return encoding !== null && loadEncoder(encoding) !== null;
 }
@@ -85,6 +89,8 @@ export function preloadTokenizer(model: string): boolean {
  * defaultTokenCounter('hello world', 'claude-sonnet-4'); // 3
  */
 export const defaultTokenCounter: TokenCounter = function defaultTokenCounter(text, model) {
+  stringArgument('defaultTokenCounter', 'text', text);
+  stringArgument('defaultTokenCounter', 'model', model);
   const encoding = openAiEncodingFor(model);
   const encoder = encoding === null ? null : loadEncoder(encoding);
   return encoder === null ? approximateTokenCounter(text, model) : encoder.countTokens(text, PLAIN_TEXT);

@@ -10,6 +10,7 @@ import { type Clock, systemClock } from '../core/clock.js';
 import { budgetFuse } from '../fuses/budget.js';
 import { createFuseBox, type FuseBoxOptions } from '../fuses/fuse-box.js';
 import { loopFuse } from '../fuses/loop.js';
+import { checkOptions } from '../invalid-argument.js';
 import { type AssetProvider, checkAssetProviders } from './assets/asset-provider.js';
 import { compactSupersededResults } from './context-policy/compact-superseded-results.js';
 import type { ModelContextPolicy } from './context-policy/context-policy.js';
@@ -169,6 +170,7 @@ function visionOf(model: VisionModel | undefined, review: VisualReviewOptions | 
  * // result.patch: [{ op: 'replace', path: '/color', value: '#0000ff' }]; the application decides what to do with it
  */
 export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
+  checkOptions('createPatchHarness', options, false);
   if (typeof options !== 'object' || options === null) throw new HarnessConfigError('options', 'expected an object');
   const limits = resolveLimits(options.limits);
   const spec = compileDesignSpec(options.designSpec);

@@ -3,6 +3,7 @@
  * outcomes and gates. Status sets are `as const` objects with derived union types.
  */
 import { GuardError } from '../errors.js';
+import { unreadableArgument } from '../invalid-argument.js';
 
 /** How a tool touches the world. */
 export const SideEffectClass = {
@@ -102,7 +103,11 @@ const BOUNDARY_RANK: Readonly<Record<Boundary, number>> = { not_crossed: 0, mayb
 
 /** The later of two boundaries: a boundary never moves backwards. */
 export function advanceBoundary(current: Boundary, next: Boundary): Boundary {
-  return BOUNDARY_RANK[next] > BOUNDARY_RANK[current] ? next : current;
+  try {
+    return BOUNDARY_RANK[next] > BOUNDARY_RANK[current] ? next : current;
+  } catch (cause) {
+    return unreadableArgument('advanceBoundary', 'current', cause);
+  }
 }
 
 function isMember<T extends string>(set: Readonly<Record<string, T>>, value: unknown): value is T {
@@ -137,12 +142,16 @@ export function isSpendability(value: unknown): value is Spendability {
  * resolveSideEffectClass('payment'); // 'non_idempotent_mutate'
  */
 export function resolveSideEffectClass(name: string): SideEffectClass {
-  if (isSideEffectClass(name)) return name;
-  const alias = Object.hasOwn(SIDE_EFFECT_CLASS_ALIASES, name) ? SIDE_EFFECT_CLASS_ALIASES[name] : undefined;
-  if (alias !== undefined) return alias;
-  const known = [...Object.keys(SideEffectClass), ...Object.keys(SIDE_EFFECT_CLASS_ALIASES)];
-  throw new GuardError(
-    'unknown_side_effect_class',
-    `Unknown side-effect class \`${name}\` (known: ${known.map((k) => `\`${k}\``).join(', ')})`,
-  );
+  try {
+    if (isSideEffectClass(name)) return name;
+    const alias = Object.hasOwn(SIDE_EFFECT_CLASS_ALIASES, name) ? SIDE_EFFECT_CLASS_ALIASES[name] : undefined;
+    if (alias !== undefined) return alias;
+    const known = [...Object.keys(SideEffectClass), ...Object.keys(SIDE_EFFECT_CLASS_ALIASES)];
+    throw new GuardError(
+      'unknown_side_effect_class',
+      `Unknown side-effect class \`${name}\` (known: ${known.map((k) => `\`${k}\``).join(', ')})`,
+    );
+  } catch (cause) {
+    return unreadableArgument('resolveSideEffectClass', 'name', cause);
+  }
 }

@@ -5,8 +5,7 @@
  * the gate tables is unit-tested and replayable.
  */
 
-import { GuardError } from '../errors.js';
-import { InvalidArgumentError, kindOf } from '../invalid-argument.js';
+import { InvalidArgumentError, kindOf, recordArgument, unreadableArgument } from '../invalid-argument.js';
 import { type Gate, isBoundary, isOutcome, isRetryPermission, isSideEffectClass, isSpendability } from './envelope.js';
 import type { TransitionRecord } from './transition-record.js';
 
@@ -28,11 +27,13 @@ export interface GateDecision {
 
 /** True when the record's lease has passed (`now >= leaseUntil`); an unbounded lease never expires. */
 export function isLeaseExpired(record: Pick<TransitionRecord, 'leaseUntil'>, now: number): boolean {
+  recordArgument('isLeaseExpired', 'record', record, ['leaseUntil']);
   return record.leaseUntil !== null && now >= record.leaseUntil;
 }
 
 /** True for IN_FLIGHT records whose lease has passed: the derived EXPIRED outcome. */
 export function isExpired(record: Pick<TransitionRecord, 'outcome' | 'leaseUntil'>, now: number): boolean {
+  recordArgument('isExpired', 'record', record, ['outcome', 'leaseUntil']);
   return record.outcome === 'IN_FLIGHT' && isLeaseExpired(record, now);
 }
 
@@ -70,7 +71,7 @@ function decide(gate: Gate, reason: string): GateDecision {
  * @example
  * resolveSideEffectGate(record, { providerIdempotencyKey: null, providerKeyParamDeclared: false }, Date.now());
  */
-export function resolveSideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
+function sideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
   const incomplete = findIncompleteField(record);
   if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
 
@@ -142,7 +143,7 @@ function resolveFailedBeforeEffect(record: TransitionRecord, attempt: GateAttemp
 }
 
 /** Gate for the `read` class: reads may retry; only UNKNOWN and BLOCKED ask for a decision. */
-export function resolveReadGate(record: TransitionRecord, _attempt: GateAttempt, now: number): GateDecision {
+function readGate(record: TransitionRecord, _attempt: GateAttempt, now: number): GateDecision {
   const incomplete = findIncompleteField(record);
   if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
   switch (record.outcome) {
@@ -161,18 +162,40 @@ export function resolveReadGate(record: TransitionRecord, _attempt: GateAttempt,
 
 /** The resolver for a record's class. */
 export function resolveGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
-  if (typeof record !== 'object' || record === null || Array.isArray(record))
-    throw new InvalidArgumentError('resolveGate', 'record', `must be a transition record, got ${kindOf(record)}`);
-  if (typeof attempt !== 'object' || attempt === null || Array.isArray(attempt))
-    throw new InvalidArgumentError('resolveGate', 'attempt', `must be an object, got ${kindOf(attempt)}`);
-  if (typeof now !== 'number' || !Number.isFinite(now))
-    throw new InvalidArgumentError('resolveGate', 'now', `must be a finite number of ms, got ${kindOf(now)}`);
+  checkGateArguments('resolveGate', record, attempt, now);
   try {
-    return record.sideEffectClass === 'read'
-      ? resolveReadGate(record, attempt, now)
-      : resolveSideEffectGate(record, attempt, now);
+    return record.sideEffectClass === 'read' ? readGate(record, attempt, now) : sideEffectGate(record, attempt, now);
   } catch (cause) {
-    if (cause instanceof GuardError) throw cause;
-    throw new InvalidArgumentError('resolveGate', 'record', 'cannot be read', { cause });
+    return unreadableArgument('resolveGate', 'record', cause);
+  }
+}
+
+/** The arguments every resolver takes, refused by name when they are not a record, an attempt and a time. */
+function checkGateArguments(fn: string, record: unknown, attempt: unknown, now: unknown): void {
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    throw new InvalidArgumentError(fn, 'record', `must be a transition record, got ${kindOf(record)}`);
+  if (typeof attempt !== 'object' || attempt === null || Array.isArray(attempt))
+    throw new InvalidArgumentError(fn, 'attempt', `must be an object, got ${kindOf(attempt)}`);
+  if (typeof now !== 'number' || !Number.isFinite(now))
+    throw new InvalidArgumentError(fn, 'now', `must be a finite number of ms, got ${kindOf(now)}`);
+}
+
+/** Gate for the `read` class: reads may retry; only UNKNOWN and BLOCKED ask for a decision. */
+export function resolveReadGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
+  checkGateArguments('resolveReadGate', record, attempt, now);
+  try {
+    return readGate(record, attempt, now);
+  } catch (cause) {
+    return unreadableArgument('resolveReadGate', 'record', cause);
+  }
+}
+
+/** Gate for every class but `read` (see {@link resolveGate}). */
+export function resolveSideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
+  checkGateArguments('resolveSideEffectGate', record, attempt, now);
+  try {
+    return sideEffectGate(record, attempt, now);
+  } catch (cause) {
+    return unreadableArgument('resolveSideEffectGate', 'record', cause);
   }
 }

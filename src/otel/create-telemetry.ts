@@ -13,6 +13,7 @@
  */
 import type { ConfigEvent } from '../config/load-config.js';
 import type { FuseEvent } from '../fuses/events.js';
+import { checkOptions } from '../invalid-argument.js';
 import type { TransitionRecord } from '../ledger/transition-record.js';
 import type { LedgerEvent } from '../ledger/types.js';
 import type { OtelApi, OtelAttributes, OtelMeter, OtelSpan, OtelTracer } from './otel-types.js';
@@ -80,6 +81,7 @@ function transitionAttributes(record: TransitionRecord, recordResults: boolean):
  * const config = await loadConfig('hyphae.yaml', { onEvent: telemetry.onConfigEvent });
  */
 export function createTelemetry(options: TelemetryOptions): Telemetry {
+  checkOptions('createTelemetry', options, false);
   const tracer = options.tracer ?? options.api?.trace.getTracer('hyphae');
   const meter = options.meter ?? options.api?.metrics.getMeter('hyphae');
   const active = options.activeSpan ?? (() => options.api?.trace.getActiveSpan());

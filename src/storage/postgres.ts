@@ -3,6 +3,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
+import { checkOptions } from '../invalid-argument.js';
 import type {
   CreateResult,
   LedgerIdentity,
@@ -102,6 +103,8 @@ export function createPostgresStorage(
   connection: PostgresConnectionOptions,
   settings: PostgresStorageSettings = {},
 ): PostgresStorage {
+  checkOptions('createPostgresStorage', connection, false, 'connection');
+  checkOptions('createPostgresStorage', settings, true, 'settings');
   const schema = settings.schema ?? 'public';
   const tablePrefix = settings.tablePrefix ?? 'hyphae_';
   const names = tableNames(schema, tablePrefix);

@@ -2,6 +2,7 @@
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
  */
 import { GuardError, LedgerMissingError } from '../errors.js';
+import { checkOptions } from '../invalid-argument.js';
 import type {
   CreateResult,
   LedgerIdentity,
@@ -131,6 +132,8 @@ export function createRedisStorage(
   connection: RedisConnectionOptions,
   settings: RedisStorageSettings = {},
 ): RedisStorage {
+  checkOptions('createRedisStorage', connection, false, 'connection');
+  checkOptions('createRedisStorage', settings, true, 'settings');
   const prefix = settings.prefix ?? 'hyphae:';
   const source = connectionOf(connection);
   const scripts = createScriptRunner();

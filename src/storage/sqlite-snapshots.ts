@@ -3,6 +3,7 @@
  * next to the ledger's tables (same file, same prefix, same `meta` table, its own version row).
  */
 import { GuardError } from '../errors.js';
+import { checkOptions } from '../invalid-argument.js';
 import {
   type RunSnapshot,
   RunStatus,
@@ -16,7 +17,7 @@ import { sqliteTables } from './sqlite/schema.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite/sqlite-database.js';
 import { sqliteErrorCode } from './sqlite/sqlite-error-code.js';
 import type { SqliteHandle } from './sqlite/sqlite-handle.js';
-import { openSqliteSource, sqliteSourceOf } from './sqlite/sqlite-source.js';
+import { checkSqliteSource, openSqliteSource, sqliteSourceOf } from './sqlite/sqlite-source.js';
 
 /** The schema version of the snapshot table this code writes and reads. */
 export const SQLITE_SNAPSHOT_SCHEMA_VERSION = 1;
@@ -131,6 +132,8 @@ export function createSqliteSnapshotStorage(
   options: SqliteSnapshotStorageOptions,
   settings: SqliteSnapshotStorageSettings = {},
 ): SqliteSnapshotStorage {
+  checkSqliteSource('createSqliteSnapshotStorage', options);
+  checkOptions('createSqliteSnapshotStorage', settings, true, 'settings');
   const tables = sqliteTables(settings.tablePrefix ?? 'hyphae_');
   const table = `${settings.tablePrefix ?? 'hyphae_'}run_snapshots`;
   const { synchronous = 'FULL', busyTimeoutMs = 5000 } = settings;

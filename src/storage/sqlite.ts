@@ -3,6 +3,7 @@
  */
 import { resolve } from 'node:path';
 import { LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
+import { checkOptions } from '../invalid-argument.js';
 import { fileOutlivesProcess } from './durability.js';
 import type { CreateResult, LedgerIdentity, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
 import { createdResult, decodeCursor, encodeCursor, encodeRecord, listLimit } from './record-codec.js';
@@ -12,6 +13,7 @@ import { isTransientFile, openSqliteConnection, type SqliteConnection } from './
 import { readLedgerCreatedAt, readLedgerId, sqliteTables } from './sqlite/schema.js';
 import type { AnySqliteDatabase, SqliteDriverName } from './sqlite/sqlite-database.js';
 import { checkDriverName } from './sqlite/sqlite-driver.js';
+import { checkSqliteSource } from './sqlite/sqlite-source.js';
 import { decodeLookup, decodeTransitionRow, listWhere, updateParams } from './sqlite/transition-rows.js';
 
 export {
@@ -129,6 +131,8 @@ export function createSqliteStorage(
   options: SqliteStorageOptions,
   settings: SqliteStorageSettings = {},
 ): SqliteStorage {
+  checkSqliteSource('createSqliteStorage', options);
+  checkOptions('createSqliteStorage', settings, true, 'settings');
   const { location, transient } = resolveSource(options);
   const plan = {
     source:

@@ -4,6 +4,8 @@
  * Published code: it uses `node:assert/strict` and registers with whatever test framework the
  * caller passes, so it imports none.
  */
+
+import { checkOptions, recordArgument } from '../invalid-argument.js';
 import { createConformanceSuite, type StorageConformanceOptions } from './storage-conformance/harness.js';
 import { defineIdentityCases } from './storage-conformance/identity-cases.js';
 import { defineLifecycleCases } from './storage-conformance/lifecycle-cases.js';
@@ -35,6 +37,8 @@ export { makeTestRecord } from './storage-conformance/make-test-record.js';
  * });
  */
 export function describeStorageConformance(options: StorageConformanceOptions): void {
+  checkOptions('describeStorageConformance', options, false);
+  recordArgument('describeStorageConformance', 'options.api', options.api, ['describe', 'it']);
   const suite = createConformanceSuite(options);
   options.api.describe(`${options.name} storage conformance`, () => {
     defineRecordCases(suite);

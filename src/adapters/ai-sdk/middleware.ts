@@ -3,6 +3,8 @@
  * repairs the prompt and runs the budget pre-flight; `wrapGenerate` and `wrapStream` book the
  * call's real usage in place of its reservation.
  */
+
+import { checkOptions } from '../../invalid-argument.js';
 import type { GuardRun, ModelCallGate } from '../pipeline.js';
 import { stopGenerateResult, stopStreamResult } from './stop-answer.js';
 
@@ -101,6 +103,8 @@ export function hyphaeMiddleware(
   guards: GuardRun,
   options: HyphaeMiddlewareOptions = {},
 ): HyphaeLanguageModelMiddleware {
+  checkOptions('hyphaeMiddleware', guards, false, 'guards');
+  checkOptions('hyphaeMiddleware', options);
   const repair = options.repairTranscript !== false;
   // The gate of each transformed call, found again by the params object the SDK hands back.
   const gates = new WeakMap<object, ModelCallGate>();

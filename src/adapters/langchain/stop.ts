@@ -4,6 +4,7 @@
  * whose `response_metadata.hyphae` carries the verdict.
  */
 import { AIMessage } from '@langchain/core/messages';
+import { unreadableArgument } from '../../invalid-argument.js';
 import type { GuardRefusal } from '../shared/types.js';
 import type { LangChainMessage } from './types.js';
 
@@ -27,9 +28,13 @@ export function stopAnswer(refusal: GuardRefusal, text: string): LangChainMessag
 
 /** The verdict on a message `stopAnswer` made, or `undefined`. */
 export function stoppedVerdictOf(message: unknown): StoppedRunVerdict | undefined {
-  if (typeof message !== 'object' || message === null) return undefined;
-  const metadata = (message as { response_metadata?: unknown }).response_metadata;
-  if (typeof metadata !== 'object' || metadata === null) return undefined;
-  const verdict = (metadata as { hyphae?: unknown }).hyphae;
-  return typeof verdict === 'object' && verdict !== null ? (verdict as StoppedRunVerdict) : undefined;
+  try {
+    if (typeof message !== 'object' || message === null) return undefined;
+    const metadata = (message as { response_metadata?: unknown }).response_metadata;
+    if (typeof metadata !== 'object' || metadata === null) return undefined;
+    const verdict = (metadata as { hyphae?: unknown }).hyphae;
+    return typeof verdict === 'object' && verdict !== null ? (verdict as StoppedRunVerdict) : undefined;
+  } catch (cause) {
+    return unreadableArgument('stoppedVerdictOf', 'message', cause);
+  }
 }

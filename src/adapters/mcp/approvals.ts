@@ -7,6 +7,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
+import { recordArgument, stringArgument } from '../../invalid-argument.js';
 import type { LedgerScope, TransitionRecord } from '../../ledger/transition-record.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { refusalResult } from './tool-results.js';
@@ -33,6 +34,8 @@ export interface ApprovalContext {
 
 /** The key of the held approval of a call: its scope and intent ticket. */
 export function approvalKey(scope: LedgerScope, ticket: string): string {
+  recordArgument('approvalKey', 'scope', scope, ['threadId', 'runId']);
+  stringArgument('approvalKey', 'ticket', ticket);
   return `mcp.approval:${sha256Hex(canonicalJson([scope.threadId ?? null, scope.runId ?? null, ticket]))}`;
 }
 

@@ -15,6 +15,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
+import { unreadableArgument } from '../../invalid-argument.js';
 import type { SideEffectClass } from '../../ledger/envelope.js';
 import { ticketKey } from '../../ledger/transition-key.js';
 import type { LedgerScope } from '../../ledger/transition-record.js';
@@ -26,12 +27,16 @@ export const IDEMPOTENCY_KEY_META = ['io.hyphae/idempotency-key', 'idempotencyKe
 
 /** The client's idempotency key in a request's `_meta`, or undefined. */
 export function idempotencyKeyOf(meta: unknown): string | undefined {
-  if (meta === null || typeof meta !== 'object') return undefined;
-  for (const name of IDEMPOTENCY_KEY_META) {
-    const value = (meta as Record<string, unknown>)[name];
-    if (typeof value === 'string' && value !== '') return value;
+  try {
+    if (meta === null || typeof meta !== 'object') return undefined;
+    for (const name of IDEMPOTENCY_KEY_META) {
+      const value = (meta as Record<string, unknown>)[name];
+      if (typeof value === 'string' && value !== '') return value;
+    }
+    return undefined;
+  } catch (cause) {
+    return unreadableArgument('idempotencyKeyOf', 'meta', cause);
   }
-  return undefined;
 }
 
 /** What identifying a call needs. */

@@ -8,6 +8,7 @@ import type { Clock } from '../../core/clock.js';
 import { systemClock } from '../../core/clock.js';
 import { fingerprint } from '../../core/fingerprint.js';
 import type { LoopFuseOptions } from '../../fuses/loop.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import type { Ledger } from '../../ledger/types.js';
 import { createGuardPipeline, type GuardEvent, type GuardRun } from '../pipeline.js';
@@ -113,6 +114,7 @@ function withheld(name: string, kinds: readonly string[]): McpCallToolResult {
  * const answer = await guard.callTool({ name: 'send_payment', args, rpcId: 1 }, (a) => client.callTool({ name: 'send_payment', arguments: a }));
  */
 export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
+  checkOptions('createMcpGuard', options);
   const policy: McpPolicy = options.policy ?? {};
   const { ledger } = options;
   const clock = options.clock ?? systemClock;

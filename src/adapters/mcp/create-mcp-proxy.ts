@@ -6,6 +6,8 @@
  * Ids are remapped on both legs, because the proxy sends requests of its own (its tool listing)
  * that must not collide with the client's ids; cancellations are remapped with them.
  */
+
+import { checkOptions } from '../../invalid-argument.js';
 import type { McpAnswer, McpGuard } from './create-mcp-guard.js';
 import { McpUpstreamError } from './tool-results.js';
 import {
@@ -74,6 +76,7 @@ function idKey(id: JsonRpcId): string {
  * await proxy.start();
  */
 export function createMcpProxy(options: McpProxyOptions): McpProxy {
+  checkOptions('createMcpProxy', options, false);
   const { client, upstream, guard } = options;
   // Requests sent upstream, by upstream id; requests sent to the client, by client-leg id.
   const upPending = new Map<number, Pending>();

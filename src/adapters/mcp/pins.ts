@@ -7,6 +7,7 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { GuardError } from '../../errors.js';
+import { unreadableArgument } from '../../invalid-argument.js';
 import type { JsonValue, TransitionRecord } from '../../ledger/transition-record.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { McpToolDefinition } from './types.js';
@@ -48,7 +49,11 @@ export function pinnedDefinition(tool: McpToolDefinition): JsonValue {
 
 /** SHA-256 of a definition's canonical JSON. */
 export function definitionHash(tool: McpToolDefinition): string {
-  return sha256Hex(canonicalJson(pinnedDefinition(tool)));
+  try {
+    return sha256Hex(canonicalJson(pinnedDefinition(tool)));
+  } catch (cause) {
+    return unreadableArgument('definitionHash', 'tool', cause);
+  }
 }
 
 /** The storage key of the pin of `tool` of `server`. */

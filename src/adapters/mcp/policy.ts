@@ -3,6 +3,8 @@
  * an upstream tool: its side-effect class and the scopes it needs. Annotations are hints from the
  * server, so the policy wins wherever it speaks.
  */
+
+import { unreadableArgument } from '../../invalid-argument.js';
 import type { SideEffectClass } from '../../ledger/envelope.js';
 import type { McpToolDefinition } from './types.js';
 
@@ -56,11 +58,15 @@ export function toolPolicy(policy: McpPolicy, name: string): McpToolPolicy {
  * `idempotentHint` → `idempotent_mutate`, anything else (no hints at all) → `non_idempotent_mutate`.
  */
 export function sideEffectClassOf(tool: McpToolDefinition, own: McpToolPolicy): SideEffectClass {
-  if (own.sideEffectClass !== undefined) return own.sideEffectClass;
-  const hints = tool.annotations ?? {};
-  if (hints.readOnlyHint === true) return 'read';
-  if (hints.idempotentHint === true) return 'idempotent_mutate';
-  return 'non_idempotent_mutate';
+  try {
+    if (own.sideEffectClass !== undefined) return own.sideEffectClass;
+    const hints = tool.annotations ?? {};
+    if (hints.readOnlyHint === true) return 'read';
+    if (hints.idempotentHint === true) return 'idempotent_mutate';
+    return 'non_idempotent_mutate';
+  } catch (cause) {
+    return unreadableArgument('sideEffectClassOf', 'tool', cause);
+  }
 }
 
 /** The scope every tool the server may call destructive needs besides `write`. */
@@ -72,7 +78,11 @@ export const DESTRUCTIVE_SCOPE = 'destructive';
  * not read-only is destructive) — so a destructive tool runs only where that scope was granted.
  */
 export function permissionsOf(tool: McpToolDefinition, own: McpToolPolicy): readonly string[] {
-  if (own.permissions !== undefined) return own.permissions;
-  if (sideEffectClassOf(tool, own) === 'read') return ['read'];
-  return tool.annotations?.destructiveHint === false ? ['write'] : ['write', DESTRUCTIVE_SCOPE];
+  try {
+    if (own.permissions !== undefined) return own.permissions;
+    if (sideEffectClassOf(tool, own) === 'read') return ['read'];
+    return tool.annotations?.destructiveHint === false ? ['write'] : ['write', DESTRUCTIVE_SCOPE];
+  } catch (cause) {
+    return unreadableArgument('permissionsOf', 'tool', cause);
+  }
 }

@@ -1,3 +1,5 @@
+import { unreadableArgument } from '../../invalid-argument.js';
+
 /**
  * Credential scanning of tool arguments and results: well-known key and token formats and private
  * key blocks, found in every string of a JSON value. A finding names the kind, never the value.
@@ -69,7 +71,11 @@ function walk(value: unknown, kinds: Set<string>, depth: number): unknown {
  * // { kinds: ['github_token'], redacted: { token: '[REDACTED:github_token]' } }
  */
 export function scanSecrets<T>(value: T): SecretScan<T> {
-  const kinds = new Set<string>();
-  const redacted = walk(value, kinds, 0) as T;
-  return { kinds: [...kinds], redacted: kinds.size === 0 ? value : redacted };
+  try {
+    const kinds = new Set<string>();
+    const redacted = walk(value, kinds, 0) as T;
+    return { kinds: [...kinds], redacted: kinds.size === 0 ? value : redacted };
+  } catch (cause) {
+    return unreadableArgument('scanSecrets', 'value', cause);
+  }
 }

@@ -5,6 +5,7 @@
  */
 import { GuardError } from '../../errors.js';
 import type { ModelReservation } from '../../fuses/budget.js';
+import { checkOptions } from '../../invalid-argument.js';
 import type { GuardPipeline, GuardRun, GuardRunOptions } from '../pipeline.js';
 import { ModelCallRefusedError } from '../shared/errors.js';
 import type { GuardRefusal } from '../shared/types.js';
@@ -192,6 +193,9 @@ export function guardModel<M extends AgentModelLike>(
   guards: AgentGuards,
   options: GuardAgentModelOptions,
 ): GuardedAgentModel<M> {
+  checkOptions('guardModel', model, false, 'model');
+  checkOptions('guardModel', guards, false, 'guards');
+  checkOptions('guardModel', options, false);
   const methods = methodsOf(model);
   const runOptions = runOptionsOf(options);
   return guarded(
@@ -220,6 +224,9 @@ export function guardModelProvider<P extends AgentModelProviderLike>(
   guards: AgentGuards,
   options: GuardAgentModelOptions,
 ): GuardedAgentModelProvider<P> {
+  checkOptions('guardModelProvider', provider, false, 'provider');
+  checkOptions('guardModelProvider', guards, false, 'guards');
+  checkOptions('guardModelProvider', options, false);
   if (typeof provider !== 'object' || provider === null || typeof provider.getModel !== 'function') {
     throw new GuardError('invalid_option', '`guardModelProvider` wraps a `ModelProvider`: an object with `getModel`');
   }

@@ -2,6 +2,8 @@
  * `hyphaeToolInputGuardrail`: a tool input guardrail that stops a run the guards stopped. It
  * counts nothing itself (the tool wrapper runs the fuses), so it never double-counts a call.
  */
+
+import { checkOptions } from '../../invalid-argument.js';
 import type { GuardPipeline } from '../pipeline.js';
 import { type AgentRunRegistry, agentRunRegistry, toPipeline } from './run-registry.js';
 import type {
@@ -51,6 +53,8 @@ export function hyphaeToolInputGuardrail(
   guards: AgentGuards,
   options: AgentGuardrailOptions = {},
 ): AgentToolInputGuardrail {
+  checkOptions('hyphaeToolInputGuardrail', guards, false, 'guards');
+  checkOptions('hyphaeToolInputGuardrail', options);
   const pipeline: GuardPipeline = toPipeline(guards);
   return stoppedRunGuardrail(agentRunRegistry(pipeline), options);
 }

@@ -3,6 +3,8 @@
  * refused: a final assistant message (the refusal's note, no tool calls) so `run()` ends with it
  * as `finalOutput`, the verdict in the message's `providerData.hyphae`. Also as a stream.
  */
+
+import { unreadableArgument } from '../../invalid-argument.js';
 import type { GuardRefusal } from '../shared/types.js';
 
 /** Zero tokens, in the shape of the SDK's `Usage`. */
@@ -74,8 +76,12 @@ export function stopStreamEvents(refusal: GuardRefusal): readonly unknown[] {
 
 /** The verdict on a run's final output item, when the guards ended the run. */
 export function stoppedVerdictOf(item: unknown): { readonly code: string; readonly stage: string } | undefined {
-  if (typeof item !== 'object' || item === null) return undefined;
-  const data = (item as { providerData?: unknown }).providerData;
-  const verdict = typeof data === 'object' && data !== null ? (data as { hyphae?: unknown }).hyphae : undefined;
-  return typeof verdict === 'object' && verdict !== null ? (verdict as { code: string; stage: string }) : undefined;
+  try {
+    if (typeof item !== 'object' || item === null) return undefined;
+    const data = (item as { providerData?: unknown }).providerData;
+    const verdict = typeof data === 'object' && data !== null ? (data as { hyphae?: unknown }).hyphae : undefined;
+    return typeof verdict === 'object' && verdict !== null ? (verdict as { code: string; stage: string }) : undefined;
+  } catch (cause) {
+    return unreadableArgument('stoppedVerdictOf', 'item', cause);
+  }
 }

@@ -2,6 +2,7 @@
  * `runGuardedToolLoop`: the Chat Completions tool loop with every call going through the pipeline.
  */
 import { GuardError } from '../../errors.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { isAbortError } from '../shared/abort.js';
 import { formatToolResult } from '../shared/format-result.js';
 import type { GuardRefusal, ToolCallOutcome, ToolExecutor } from '../shared/types.js';
@@ -221,6 +222,8 @@ async function recheckAnswered(
 export async function runGuardedToolLoop<M extends OpenAiMessage>(
   options: GuardedToolLoopOptions<M>,
 ): Promise<GuardedToolLoopResult<M>> {
+  checkOptions('runGuardedToolLoop', options, false);
+  checkOptions('runGuardedToolLoop', options.guards, false, 'options.guards');
   const settings = settingsOf(options);
   const { guards } = options;
   const messages: (M | OpenAiLoopMessage)[] =

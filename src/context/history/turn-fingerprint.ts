@@ -4,6 +4,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
+import { unreadableArgument } from '../../invalid-argument.js';
 
 function normalize(value: unknown, stack: Set<object>): unknown {
   if (value === null || typeof value !== 'object') {
@@ -42,10 +43,14 @@ function normalize(value: unknown, stack: Set<object>): unknown {
  * turnFingerprint({ role: 'user', content: 'hi' }) === turnFingerprint({ content: 'hi', role: 'user' }); // true
  */
 export function turnFingerprint(message: unknown): string {
-  if (typeof message !== 'object' || message === null) {
-    return sha256Hex(canonicalJson({ value: normalize(message, new Set()) ?? null }));
+  try {
+    if (typeof message !== 'object' || message === null) {
+      return sha256Hex(canonicalJson({ value: normalize(message, new Set()) ?? null }));
+    }
+    const m = message as Record<string, unknown>;
+    const projection = { role: m.role, content: m.content, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id };
+    return sha256Hex(canonicalJson(normalize(projection, new Set())));
+  } catch (cause) {
+    return unreadableArgument('turnFingerprint', 'message', cause);
   }
-  const m = message as Record<string, unknown>;
-  const projection = { role: m.role, content: m.content, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id };
-  return sha256Hex(canonicalJson(normalize(projection, new Set())));
 }

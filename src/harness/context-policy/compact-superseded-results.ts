@@ -5,6 +5,7 @@
  * compacted record's evidence ref so it stays retrievable.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { HarnessConfigError } from '../errors.js';
 import type { ModelMessage, ToolResultMessage } from '../models/types.js';
 import { COMMIT_RENDER } from '../tools/commit-render.js';
@@ -77,6 +78,7 @@ function hasHighFinding(review: unknown, high: ReadonlySet<string>): boolean {
  * createPatchHarness({ designSpec, mainModel, contextPolicy: compactSupersededResults({ authorizationTools: ['check_approval'] }) });
  */
 export function compactSupersededResults(options: CompactSupersededResultsOptions = {}): ModelContextPolicy {
+  checkOptions('compactSupersededResults', options);
   const after = options.afterModelCalls ?? 3;
   if (!Number.isSafeInteger(after) || after < 1) {
     throw new HarnessConfigError('afterModelCalls', `expected an integer of at least 1, got \`${String(after)}\``);

@@ -3,6 +3,7 @@
  * calls, keeping their evidence refs so they stay retrievable.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { HarnessConfigError } from '../errors.js';
 import type { ModelMessage, ToolResultMessage } from '../models/types.js';
 import type { ModelContextPolicy } from './context-policy.js';
@@ -32,6 +33,7 @@ function compacted(message: ToolResultMessage): ToolResultMessage {
  * createPatchHarness({ designSpec, mainModel, contextPolicy: compactToolResults({ afterModelCalls: 5 }) });
  */
 export function compactToolResults(options: CompactToolResultsOptions = {}): ModelContextPolicy {
+  checkOptions('compactToolResults', options);
   const after = options.afterModelCalls ?? 3;
   if (!Number.isSafeInteger(after) || after < 1) {
     throw new HarnessConfigError('afterModelCalls', `expected an integer of at least 1, got \`${String(after)}\``);

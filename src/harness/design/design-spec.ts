@@ -6,6 +6,7 @@ import { compileSchema } from '../../boundary/compile-schema.js';
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
 import { toJsonPointer } from '../../boundary/issues.js';
 import { canonicalJson } from '../../core/canonical-json.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { HarnessConfigError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import { type DesignCheck, type DesignIssue, DesignRefusal, DesignValidationError } from './design-errors.js';
@@ -100,6 +101,7 @@ function hook(fn: ((design: JsonValue) => unknown) | undefined, design: JsonValu
  * await spec.checkCandidate({ title: 7 }); // { ok: false, refusal: 'invalid', issues: [{ pointer: '/title', … }] }
  */
 export function compileDesignSpec(spec: DesignSpec): CompiledDesignSpec {
+  checkOptions('compileDesignSpec', spec, false, 'spec');
   if (typeof spec !== 'object' || spec === null) throw new HarnessConfigError('designSpec', 'expected an object');
   const schema = withDraft(spec.schema, 'designSpec.schema');
   const promptSchema =

@@ -1,6 +1,8 @@
 /**
  * RFC 6901 JSON Pointers: parse, format, resolve.
  */
+
+import { arrayArgument, InvalidArgumentError, kindOf, stringArgument } from '../../invalid-argument.js';
 import type { JsonValue } from '../../ledger/transition-record.js';
 import { JsonPatchError } from './json-patch-error.js';
 
@@ -57,6 +59,7 @@ export function pointerTokens(pointer: string): string[] {
  * parseJsonPointer('/a~1b/~0c/0'); // ['a/b', '~c', '0']
  */
 export function parseJsonPointer(pointer: string): string[] {
+  stringArgument('parseJsonPointer', 'pointer', pointer);
   try {
     return pointerTokens(pointer);
   } catch (error) {
@@ -72,6 +75,7 @@ export function parseJsonPointer(pointer: string): string[] {
  * formatJsonPointer(['a/b', '~c', 0]); // '/a~1b/~0c/0'
  */
 export function formatJsonPointer(tokens: readonly (string | number)[]): string {
+  arrayArgument('formatJsonPointer', 'tokens', tokens);
   let out = '';
   for (const token of tokens) {
     const text = String(token);
@@ -109,6 +113,12 @@ export function arrayIndexOf(token: string): number | null {
  * getByPointer({ a: [{ b: 1 }] }, '/a/0/b'); // 1
  */
 export function getByPointer(document: JsonValue, pointer: string | readonly string[]): JsonValue | undefined {
+  if (typeof pointer !== 'string' && !Array.isArray(pointer))
+    throw new InvalidArgumentError(
+      'getByPointer',
+      'pointer',
+      `must be a pointer string or an array of tokens, got ${kindOf(pointer)}`,
+    );
   const tokens = typeof pointer === 'string' ? parseJsonPointer(pointer) : pointer;
   let node: JsonValue = document;
   for (const token of tokens) {

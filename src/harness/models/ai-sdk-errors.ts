@@ -2,6 +2,8 @@
  * AI SDK (and fetch) failures → the stable {@link ModelProviderError} hierarchy. Duck-typed on the
  * SDK's error names, so that nothing of `ai` is imported here. Aborts are never wrapped.
  */
+
+import { unreadableArgument } from '../../invalid-argument.js';
 import {
   ModelAuthError,
   ModelContextLengthError,
@@ -84,17 +86,21 @@ function fromApiCall(error: Bag, model: string, cause: unknown): ModelProviderEr
  * mapAiSdkError(apiCallError429, 'gpt-4o'); // ModelRateLimitError { statusCode: 429, retryable: true }
  */
 export function mapAiSdkError(error: unknown, model: string): unknown {
-  if (error instanceof ModelProviderError || isAbortError(error)) return error;
-  const b = bag(error);
-  const name = text(b.name);
-  if (name === 'AI_RetryError' && b.lastError !== undefined) {
-    const mapped = mapAiSdkError(b.lastError, model);
-    return mapped === b.lastError ? error : mapped;
+  try {
+    if (error instanceof ModelProviderError || isAbortError(error)) return error;
+    const b = bag(error);
+    const name = text(b.name);
+    if (name === 'AI_RetryError' && b.lastError !== undefined) {
+      const mapped = mapAiSdkError(b.lastError, model);
+      return mapped === b.lastError ? error : mapped;
+    }
+    if (name === 'AI_APICallError') return fromApiCall(b, model, error);
+    const message = `Model \`${model}\` call failed: ${text(b.message) || String(error)}`;
+    if (name === 'AI_LoadAPIKeyError') return new ModelAuthError({ message, model, cause: error });
+    if (INVALID_RESPONSE.has(name)) return new ModelInvalidResponseError({ message, model, cause: error });
+    if (isNetworkFailure(error)) return new ModelNetworkError({ message, model, cause: error });
+    return new ModelProviderError({ message, model, cause: error });
+  } catch (cause) {
+    return unreadableArgument('mapAiSdkError', 'error', cause);
   }
-  if (name === 'AI_APICallError') return fromApiCall(b, model, error);
-  const message = `Model \`${model}\` call failed: ${text(b.message) || String(error)}`;
-  if (name === 'AI_LoadAPIKeyError') return new ModelAuthError({ message, model, cause: error });
-  if (INVALID_RESPONSE.has(name)) return new ModelInvalidResponseError({ message, model, cause: error });
-  if (isNetworkFailure(error)) return new ModelNetworkError({ message, model, cause: error });
-  return new ModelProviderError({ message, model, cause: error });
 }

@@ -6,6 +6,7 @@
 import { compileSchema } from '../../boundary/compile-schema.js';
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
 import { GuardError } from '../../errors.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { HarnessConfigError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import { describeIssues, parseModelJson } from '../run/model-json.js';
@@ -197,6 +198,7 @@ function responseDetails(
  * const harness = createPatchHarness({ designSpec, mainModel });
  */
 export function createAiSdkMainModel(options: AiSdkMainModelOptions): MainModel {
+  checkOptions('createAiSdkMainModel', options, false);
   const id = options.id ?? modelName(options);
   const mode = options.output ?? 'structured';
   if (mode !== 'structured' && mode !== 'json' && mode !== 'text') {
@@ -266,6 +268,7 @@ function parseReview(text: string, schema: JsonSchemaObject, model: string): Jso
  * const visionModel = createAiSdkVisionModel({ model: openai('gpt-4.1-mini') });
  */
 export function createAiSdkVisionModel(options: AiSdkModelOptions): VisionModel {
+  checkOptions('createAiSdkVisionModel', options, false);
   const id = options.id ?? modelName(options);
   return {
     id,

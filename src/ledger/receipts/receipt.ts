@@ -6,6 +6,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
+import { checkOptions, unreadableArgument } from '../../invalid-argument.js';
 
 /** The `schema` of every receipt this version writes; part of the signed payload. */
 export const RECEIPT_SCHEMA = 'hyphae.receipt/v1' as const;
@@ -92,6 +93,7 @@ export interface Receipt extends UnsignedReceipt {
 
 /** The bytes a signature covers: the canonical JSON of every field but `signature`. */
 export function signingPayload(receipt: UnsignedReceipt | Receipt): string {
+  checkOptions('signingPayload', receipt, false, 'receipt');
   const { signature: _signature, ...unsigned } = receipt as Receipt;
   return canonicalJson(unsigned);
 }
@@ -122,7 +124,11 @@ export interface ChainHead {
 
 /** The head a chain has after `receipt`. */
 export function headOf(receipt: Receipt | null): ChainHead {
-  return receipt === null ? { seq: 0, hash: null } : { seq: receipt.seq, hash: receiptHash(receipt) };
+  try {
+    return receipt === null ? { seq: 0, hash: null } : { seq: receipt.seq, hash: receiptHash(receipt) };
+  } catch (cause) {
+    return unreadableArgument('headOf', 'receipt', cause);
+  }
 }
 
 const OUTCOMES = new Set<string>(Object.values(ReceiptOutcome));
@@ -155,31 +161,40 @@ function checkOperator(value: unknown): string | null {
  * Fields this version does not know are allowed (the signature covers them).
  */
 export function receiptShapeProblem(value: unknown): string | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
-  const r = value as Partial<Record<keyof Receipt, unknown>>;
-  if (r.schema !== RECEIPT_SCHEMA) return `unsupported \`schema\` \`${String(r.schema)}\``;
-  if (typeof r.seq !== 'number' || !Number.isSafeInteger(r.seq) || r.seq < 1) return '`seq` is not a positive integer';
-  if (!isHashOrNull(r.prev)) return '`prev` is not a SHA-256 hex digest or null';
-  for (const field of [
-    'receiptId',
-    'keyId',
-    'agentId',
-    'action',
-    'transitionKey',
-    'inputsHash',
-    'signature',
-  ] as const) {
-    if (!isString(r[field]) || r[field] === '') return `\`${field}\` is not a non-empty string`;
+  try {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
+    const r = value as Partial<Record<keyof Receipt, unknown>>;
+    if (r.schema !== RECEIPT_SCHEMA) return `unsupported \`schema\` \`${String(r.schema)}\``;
+    if (typeof r.seq !== 'number' || !Number.isSafeInteger(r.seq) || r.seq < 1)
+      return '`seq` is not a positive integer';
+    if (!isHashOrNull(r.prev)) return '`prev` is not a SHA-256 hex digest or null';
+    for (const field of [
+      'receiptId',
+      'keyId',
+      'agentId',
+      'action',
+      'transitionKey',
+      'inputsHash',
+      'signature',
+    ] as const) {
+      if (!isString(r[field]) || r[field] === '') return `\`${field}\` is not a non-empty string`;
+    }
+    if (!isString(r.actionKind) || !ACTION_KINDS.has(r.actionKind))
+      return `unknown \`actionKind\` \`${String(r.actionKind)}\``;
+    if (!isString(r.outcome) || !OUTCOMES.has(r.outcome)) return `unknown \`outcome\` \`${String(r.outcome)}\``;
+    if (!isHashOrNull(r.outputsHash)) return '`outputsHash` is not a SHA-256 hex digest or null';
+    if (!isString(r.timestamp) || Number.isNaN(Date.parse(r.timestamp))) return '`timestamp` is not an ISO 8601 time';
+    return checkError(r.error) ?? checkOperator(r.operator);
+  } catch (cause) {
+    return unreadableArgument('receiptShapeProblem', 'value', cause);
   }
-  if (!isString(r.actionKind) || !ACTION_KINDS.has(r.actionKind))
-    return `unknown \`actionKind\` \`${String(r.actionKind)}\``;
-  if (!isString(r.outcome) || !OUTCOMES.has(r.outcome)) return `unknown \`outcome\` \`${String(r.outcome)}\``;
-  if (!isHashOrNull(r.outputsHash)) return '`outputsHash` is not a SHA-256 hex digest or null';
-  if (!isString(r.timestamp) || Number.isNaN(Date.parse(r.timestamp))) return '`timestamp` is not an ISO 8601 time';
-  return checkError(r.error) ?? checkOperator(r.operator);
 }
 
 /** True when `value` has the shape of a {@link Receipt}. */
 export function isReceipt(value: unknown): value is Receipt {
-  return receiptShapeProblem(value) === null;
+  try {
+    return receiptShapeProblem(value) === null;
+  } catch (cause) {
+    return unreadableArgument('isReceipt', 'value', cause);
+  }
 }

@@ -12,6 +12,7 @@
  * sink's id check keeps a second copy off the chain.
  */
 import { fingerprint } from '../../core/fingerprint.js';
+import { InvalidArgumentError, recordArgument, unreadableArgument } from '../../invalid-argument.js';
 import type { Outcome } from '../envelope.js';
 import type { JsonValue, RecordedError, TransitionRecord } from '../transition-record.js';
 import {
@@ -41,12 +42,16 @@ const isTerminal = (outcome: Outcome): boolean => TERMINAL_OUTCOMES.includes(out
 
 /** The marker a receipt-worthy write stores in `receiptRef`. */
 export function pendingReceiptRef(event: RecordEvent, version: number): string {
-  return `${PENDING}${event}:${version}`;
+  try {
+    return `${PENDING}${event}:${version}`;
+  } catch (cause) {
+    return unreadableArgument('pendingReceiptRef', 'event', cause);
+  }
 }
 
 /** True when `receiptRef` is a pending marker rather than a receipt id. */
 export function isPendingReceiptRef(receiptRef: string | null): boolean {
-  return receiptRef?.startsWith(PENDING) === true;
+  return typeof receiptRef === 'string' && receiptRef.startsWith(PENDING);
 }
 
 /** A receipt a record owes: its event and the version of the write that made it. */
@@ -62,6 +67,9 @@ function owed(record: TransitionRecord, event: RecordEvent, version: number): Ow
 
 /** The receipt `record` owes, or null when it owes none. */
 export function owedReceipt(record: TransitionRecord): OwedReceipt | null {
+  recordArgument('owedReceipt', 'record', record, ['receiptRef', 'outcome', 'key', 'version']);
+  if (record.receiptRef !== null && typeof record.receiptRef !== 'string')
+    throw new InvalidArgumentError('owedReceipt', 'record.receiptRef', 'must be a string or null');
   const ref = record.receiptRef;
   if (ref === null) return isTerminal(record.outcome) ? owed(record, 'outcome', record.version) : null;
   if (!ref.startsWith(PENDING)) return null;

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
 import type { Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
@@ -96,6 +97,8 @@ export function createPostgresReceiptSink(
   connection: PostgresConnectionOptions,
   settings: PostgresStorageSettings = {},
 ): PostgresReceiptSink {
+  checkOptions('createPostgresReceiptSink', connection, false, 'connection');
+  checkOptions('createPostgresReceiptSink', settings, true, 'settings');
   const schema = settings.schema ?? 'public';
   const prefix = settings.tablePrefix ?? 'hyphae_';
   const names = tableNames(schema, prefix);

@@ -3,6 +3,7 @@
  * through `client.call(...)` and subscribes for change notices on a `duplicate()` of the client.
  */
 import { GuardError } from '../../errors.js';
+import { recordArgument } from '../../invalid-argument.js';
 import type { RedisClientLike } from './connection.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
 
@@ -98,6 +99,7 @@ function ioredisSubscriber(client: IoredisSubscriberLike): RedisSubscriberLike {
  * const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: 'payments:' });
  */
 export function fromIoredis(client: IoredisLike): RedisClientLike {
+  recordArgument('fromIoredis', 'client', client, ['options']);
   const keyPrefix = client.options?.keyPrefix;
   if (typeof keyPrefix === 'string' && keyPrefix !== '') {
     // ioredis would prefix the scripts' KEYS but not the key names they build from ARGV, nor the

@@ -11,6 +11,7 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
 import { LedgerStorageUnavailableError } from '../../errors.js';
+import { checkOptions } from '../../invalid-argument.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
 import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
@@ -20,7 +21,7 @@ import { metaTableSql, SqliteFileMissingError, SqliteFileRefusedError } from './
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
 import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
 import type { SqliteHandle } from './sqlite-handle.js';
-import { openSqliteSource, sqliteSourceOf } from './sqlite-source.js';
+import { checkSqliteSource, openSqliteSource, sqliteSourceOf } from './sqlite-source.js';
 
 /** The receipts schema version this code writes and reads (row `receipts_schema_version` of `<prefix>meta`). */
 export const SQLITE_RECEIPTS_SCHEMA_VERSION = 1;
@@ -121,6 +122,8 @@ export function createSqliteReceiptSink(
   options: SqliteReceiptSinkOptions,
   settings: SqliteReceiptSinkSettings = {},
 ): SqliteReceiptSink {
+  checkSqliteSource('createSqliteReceiptSink', options);
+  checkOptions('createSqliteReceiptSink', settings, true, 'settings');
   const prefix = settings.tablePrefix ?? 'hyphae_';
   if (!PREFIX.test(prefix)) {
     throw new RangeError(

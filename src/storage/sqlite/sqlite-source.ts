@@ -3,6 +3,7 @@
  * itself, or a caller's database it adopts and never closes.
  */
 import { resolve } from 'node:path';
+import { checkOptions, InvalidArgumentError, kindOf } from '../../invalid-argument.js';
 import { isTransientFile, openSqliteFile } from './open-file.js';
 import type { AnySqliteDatabase, SqliteDriverName } from './sqlite-database.js';
 import { checkDriverName } from './sqlite-driver.js';
@@ -43,4 +44,28 @@ export async function openSqliteSource(
       location: settings.location,
     })
   );
+}
+
+/**
+ * Throws {@link InvalidArgumentError} unless `options` is `{ path: string, driver? }` or
+ * `{ database }` whose fields can be read.
+ */
+export function checkSqliteSource(fn: string, options: unknown): void {
+  checkOptions(fn, options, false);
+  const given = options as { readonly path?: unknown; readonly database?: unknown };
+  if ('database' in given) {
+    if (typeof given.database !== 'object' || given.database === null)
+      throw new InvalidArgumentError(
+        fn,
+        'options.database',
+        `must be a SQLite database, got ${kindOf(given.database)}`,
+      );
+    return;
+  }
+  if (typeof given.path !== 'string')
+    throw new InvalidArgumentError(
+      fn,
+      'options.path',
+      `must be a file path (or \`:memory:\`), got ${kindOf(given.path)}; or pass \`database\``,
+    );
 }

@@ -9,6 +9,7 @@
  * branching point with an untried choice. The same options and seed explore the same schedules.
  */
 import { GuardError } from '../../errors.js';
+import { arrayArgument, checkOptions, recordArgument } from '../../invalid-argument.js';
 import type { SideEffectClass } from '../../ledger/envelope.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { formatAnomalies, type HistoryAnomaly } from '../history/check-history.js';
@@ -115,6 +116,7 @@ function failing(run: ScheduleRun): FailingSchedule | null {
  * if (report.shortestFailing) console.error(formatSchedule(report.shortestFailing));
  */
 export async function exploreInterleavings(options: ExploreOptions = {}): Promise<ExploreReport> {
+  checkOptions('exploreInterleavings', options);
   const setup = setupOf(options);
   const depth = positiveInteger('depth', options.depth, 6, 0);
   const randomCount = positiveInteger('randomSchedules', options.randomSchedules, 0, 0);
@@ -182,6 +184,8 @@ export async function exploreInterleavings(options: ExploreOptions = {}): Promis
 
 /** Run one schedule again from its decisions (as a {@link FailingSchedule} reports them). */
 export async function replaySchedule(options: ExploreOptions, decisions: readonly number[]): Promise<FailingSchedule> {
+  checkOptions('replaySchedule', options, false);
+  arrayArgument('replaySchedule', 'decisions', decisions);
   const run = await runSchedule(setupOf(options), (_choices, at) => decisions[at] ?? 0);
   return {
     trace: run.trace,
@@ -193,6 +197,10 @@ export async function replaySchedule(options: ExploreOptions, decisions: readonl
 
 /** A readable failing schedule: its numbered steps, then what broke. */
 export function formatSchedule(schedule: FailingSchedule): string {
+  recordArgument('formatSchedule', 'schedule', schedule, ['trace', 'anomalies', 'decisions']);
+  arrayArgument('formatSchedule', 'schedule.trace', schedule.trace);
+  arrayArgument('formatSchedule', 'schedule.anomalies', schedule.anomalies);
+  arrayArgument('formatSchedule', 'schedule.decisions', schedule.decisions);
   const steps = schedule.trace.map((step, i) => `${String(i + 1).padStart(3)}. ${step}`);
   const broke = schedule.anomalies.length > 0 ? formatAnomalies(schedule.anomalies) : '';
   return [

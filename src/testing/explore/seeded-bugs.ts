@@ -1,6 +1,8 @@
 /**
  * Seeded bugs for proving that a checker can fail: storage wrappers that break one guarantee.
  */
+
+import { checkOptions } from '../../invalid-argument.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 
 /**
@@ -8,6 +10,7 @@ import type { LedgerStorage } from '../../storage/ledger-storage.js';
  * record exists. The interleaving explorer must find the duplicate effect this lets through.
  */
 export function withoutVersionCheck(base: LedgerStorage): LedgerStorage {
+  checkOptions('withoutVersionCheck', base, false, 'base');
   return {
     ...base,
     async update(key, _expectedVersion, next) {

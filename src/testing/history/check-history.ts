@@ -13,6 +13,7 @@
  *   (`record_state`).
  */
 import { canonicalJson } from '../../core/canonical-json.js';
+import { arrayArgument, checkOptions } from '../../invalid-argument.js';
 import { Outcome } from '../../ledger/envelope.js';
 import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { HistoryEvent } from './history.js';
@@ -212,6 +213,8 @@ function checkRecord(
  * if (!check.ok) console.error(formatAnomalies(check.anomalies));
  */
 export function checkHistory(events: readonly HistoryEvent[], options: CheckHistoryOptions = {}): HistoryCheck {
+  arrayArgument('checkHistory', 'events', events);
+  checkOptions('checkHistory', options);
   const byTransition = group(events);
   const anomalies: HistoryAnomaly[] = [];
   let results = 0;
@@ -258,6 +261,7 @@ function describeEvent(event: HistoryEvent): string {
 
 /** A readable report of anomalies, each followed by its sub-history. */
 export function formatAnomalies(anomalies: readonly HistoryAnomaly[]): string {
+  arrayArgument('formatAnomalies', 'anomalies', anomalies);
   const start = Math.min(...anomalies.flatMap((a) => a.events.map((e) => e.at)));
   return anomalies
     .map((anomaly) => {

@@ -7,6 +7,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { GuardError } from '../../errors.js';
+import { arrayArgument, checkOptions, stringArgument, unreadableArgument } from '../../invalid-argument.js';
 
 /** A typed error as the history keeps it: the class name and the stable code, if any. */
 export interface HistoryError {
@@ -75,9 +76,13 @@ export interface HistoryRecorderOptions {
 
 /** The history form of a thrown value. */
 export function historyError(error: unknown): HistoryError {
-  if (error instanceof GuardError) return { name: error.name, code: error.code, message: error.message };
-  if (error instanceof Error) return { name: error.name, code: null, message: error.message };
-  return { name: typeof error, code: null, message: String(error) };
+  try {
+    if (error instanceof GuardError) return { name: error.name, code: error.code, message: error.message };
+    if (error instanceof Error) return { name: error.name, code: null, message: error.message };
+    return { name: typeof error, code: null, message: String(error) };
+  } catch (cause) {
+    return unreadableArgument('historyError', 'error', cause);
+  }
 }
 
 function wallClock(): number {
@@ -98,6 +103,7 @@ function wallClock(): number {
  * checkHistory(history.events()).ok; // true when exactly-once held
  */
 export function createHistoryRecorder(options: HistoryRecorderOptions = {}): HistoryRecorder {
+  checkOptions('createHistoryRecorder', options);
   const process = options.process ?? `pid-${globalThis.process.pid}`;
   if (typeof process !== 'string' || process === '')
     throw new GuardError('invalid_option', '`process` must be a non-empty string');
@@ -169,6 +175,8 @@ export function createHistoryRecorder(options: HistoryRecorderOptions = {}): His
  * short by a `SIGKILL` mid-write is dropped; any other unreadable line is an error.
  */
 export function parseHistory(texts: readonly string[]): HistoryEvent[] {
+  arrayArgument('parseHistory', 'texts', texts);
+  for (const [i, text] of texts.entries()) stringArgument('parseHistory', `texts[${i}]`, text);
   const events: HistoryEvent[] = [];
   for (const text of texts) {
     const lines = text.split('\n');
