@@ -103,7 +103,7 @@ export function createPostgresStorage(
   connection: PostgresConnectionOptions,
   settings: PostgresStorageSettings = {},
 ): PostgresStorage {
-  checkOptions('createPostgresStorage', connection, false, 'connection');
+  checkOptions('createPostgresStorage', connection, true, 'connection');
   checkOptions('createPostgresStorage', settings, true, 'settings');
   const schema = settings.schema ?? 'public';
   const tablePrefix = settings.tablePrefix ?? 'hyphae_';

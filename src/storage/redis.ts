@@ -132,7 +132,7 @@ export function createRedisStorage(
   connection: RedisConnectionOptions,
   settings: RedisStorageSettings = {},
 ): RedisStorage {
-  checkOptions('createRedisStorage', connection, false, 'connection');
+  checkOptions('createRedisStorage', connection, true, 'connection');
   checkOptions('createRedisStorage', settings, true, 'settings');
   const prefix = settings.prefix ?? 'hyphae:';
   const source = connectionOf(connection);

@@ -97,7 +97,7 @@ export function createPostgresReceiptSink(
   connection: PostgresConnectionOptions,
   settings: PostgresStorageSettings = {},
 ): PostgresReceiptSink {
-  checkOptions('createPostgresReceiptSink', connection, false, 'connection');
+  checkOptions('createPostgresReceiptSink', connection, true, 'connection');
   checkOptions('createPostgresReceiptSink', settings, true, 'settings');
   const schema = settings.schema ?? 'public';
   const prefix = settings.tablePrefix ?? 'hyphae_';
