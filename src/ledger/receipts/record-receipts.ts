@@ -12,6 +12,7 @@
  * sink's id check keeps a second copy off the chain.
  */
 import { fingerprint } from '../../core/fingerprint.js';
+import { decisionDigest } from '../decision.js';
 import type { Outcome } from '../envelope.js';
 import type { JsonValue, RecordedError, TransitionRecord } from '../transition-record.js';
 import {
@@ -108,6 +109,7 @@ export function draftFor(record: TransitionRecord, debt: OwedReceipt): ReceiptDr
         outputsHash: outputsHash(record.result),
         timestamp: iso(record.completedAt ?? record.updatedAt),
         ...receiptError(record.error),
+        ...(record.decision === undefined ? {} : { decisionHash: decisionDigest(record.decision) }),
       };
     case 'release': {
       const release = record.operatorResolution;
