@@ -4,6 +4,8 @@
  * Published code: it uses `node:assert/strict` and registers with whatever test framework the
  * caller passes, so it imports none.
  */
+
+import { defineDecisionCases } from './storage-conformance/decision-cases.js';
 import { createConformanceSuite, type StorageConformanceOptions } from './storage-conformance/harness.js';
 import { defineIdentityCases } from './storage-conformance/identity-cases.js';
 import { defineLifecycleCases } from './storage-conformance/lifecycle-cases.js';
@@ -44,5 +46,6 @@ export function describeStorageConformance(options: StorageConformanceOptions): 
     defineLifecycleCases(suite);
     defineWatchCases(suite);
     defineIdentityCases(suite);
+    defineDecisionCases(suite);
   });
 }
