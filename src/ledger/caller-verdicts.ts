@@ -45,7 +45,18 @@ export function readCallerVerdicts(tool: string, value: unknown): readonly Decis
   return verdicts;
 }
 
-/** The decision a claim writes: the caller's verdicts, then the ledger's own, which names the claim. */
-export function claimDecision(callerVerdicts: readonly DecisionVerdict[], claim: string): TransitionDecision {
-  return composeDecision([...callerVerdicts, { check: 'ledger', verdict: CheckVerdict.allow, reason: claim }]);
+/**
+ * The decision a claim written at `at` carries: the caller's verdicts, then the ledger's own,
+ * which names the claim.
+ */
+export function claimDecision(
+  callerVerdicts: readonly DecisionVerdict[],
+  claim: string,
+  at: number,
+): TransitionDecision {
+  const decision = composeDecision([
+    ...callerVerdicts,
+    { check: 'ledger', verdict: CheckVerdict.allow, reason: claim },
+  ]);
+  return Object.freeze({ ...decision, at });
 }

@@ -88,7 +88,7 @@ export function freshRecord(ctx: ExecutorContext, call: PreparedCall, now: numbe
     firstAttemptAt: now,
     operatorResolution: null,
     receiptRef: null,
-    decision: claimDecision(call.verdicts, 'fresh claim'),
+    decision: claimDecision(call.verdicts, 'fresh claim', now),
     createdAt: now,
     updatedAt: now,
     completedAt: null,
@@ -134,7 +134,7 @@ export function takeoverRecord(
     operatorResolution: changes.operatorResolution ?? supersedeRelease(existing.operatorResolution, now),
     // A new attempt owes nothing yet; the receipt of the outcome it replaces is settled first.
     receiptRef: null,
-    decision: claimDecision(call.verdicts, changes.claim ?? 'takeover'),
+    decision: claimDecision(call.verdicts, changes.claim ?? 'takeover', now),
     updatedAt: now,
     completedAt: null,
   };

@@ -31,6 +31,8 @@ export interface TransitionDecision {
   readonly verdicts: readonly DecisionVerdict[];
   /** The reasons (else the check names) of the verdicts that deny, in order. */
   readonly deniedReasons: readonly string[];
+  /** Epoch ms (ledger clock) of the claim that wrote it; absent on a decision composed elsewhere. */
+  readonly at?: number;
 }
 
 /**
@@ -130,6 +132,7 @@ export function decisionShapeProblem(value: unknown): string | null {
     if (v.verdict === CheckVerdict.deny) denies = true;
   }
   if (d.allowed === denies) return '`allowed` disagrees with the verdicts';
+  if (d.at !== undefined && (typeof d.at !== 'number' || !Number.isFinite(d.at))) return '`at` is not a time';
   return null;
 }
 

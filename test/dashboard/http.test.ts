@@ -100,6 +100,28 @@ describe('the dashboard over a SQLite ledger', () => {
     expect(body).toMatch(/<td>\d+<\/td><td>UNKNOWN<\/td><td>tool<\/td>/);
   });
 
+  it('shows the decision of the attempt and its verdicts on the timeline, and the effect state', async () => {
+    const s = await seeded();
+    const client = clientOf(dashboardOf(s));
+    const body = await (await client.get(`/t/${s.unknown.key}`)).text();
+    const older = await (await client.get(`/t/${s.blocked.key}`)).text();
+
+    expect(body).toContain('<span class="effect" data-effect="UNKNOWN">UNKNOWN</span>');
+    expect(body).toMatch(/<li class="k-decision">.*<strong>Decision: allowed<\/strong>/s);
+    const verdicts = [...body.matchAll(/<li data-check="([^"]+)" data-verdict="([^"]+)">/g)].map(
+      (m) => `${m[2]} ${m[1]}`,
+    );
+    expect(verdicts).toEqual(['allow fuses', 'allow approval', 'allow ledger']);
+    expect(body).toContain('approved by ada');
+    // The decision comes right after the claim it was written with.
+    expect(body.indexOf('Decision: allowed')).toBeGreaterThan(body.indexOf('<strong>Claimed</strong>'));
+    expect(body.indexOf('Decision: allowed')).toBeLessThan(body.indexOf('<strong>UNKNOWN</strong>'));
+    // A record written before the decision protocol says it has none.
+    expect(older).toContain('none recorded (written before the decision protocol)');
+    expect(older).toContain('data-effect="ABORTED"');
+    expect(older).not.toContain('k-decision');
+  });
+
   it('releases as not executed after a confirm step that says the tool will run once more, with a receipt', async () => {
     const s = await seeded();
     const client = clientOf(dashboardOf(s));
