@@ -74,6 +74,7 @@ describe('hyphae transitions show: the decision and the effect state', () => {
         { check: 'ledger', verdict: 'allow', reason: 'fresh claim' },
       ],
       deniedReasons: [],
+      at: expect.any(Number),
     });
   });
 

@@ -15,7 +15,7 @@ import { emailTool, receiptLedger } from './receipts/ledger-fixture.js';
 
 describe('the decision a claim writes', () => {
   it('is durable before the body runs: the body sees its own record ATTEMPTING with the decision', async () => {
-    const ledger = newLedger();
+    const ledger = newLedger({ clock: createManualClock(7_000) });
     let seen: TransitionRecord | undefined;
     const pay = ledger.tool({ name: 'send_payment', sideEffectClass: 'payment' }, async () => {
       seen = await onlyRecord(ledger);
@@ -34,6 +34,7 @@ describe('the decision a claim writes', () => {
         { check: 'ledger', verdict: 'allow', reason: 'fresh claim' },
       ],
       deniedReasons: [],
+      at: 7_000,
     });
     expect(seen && effectStateOf(seen)).toBe('ATTEMPTING');
     const done = await onlyRecord(ledger);
@@ -51,6 +52,7 @@ describe('the decision a claim writes', () => {
       allowed: true,
       verdicts: [{ check: 'ledger', verdict: 'allow', reason: 'fresh claim' }],
       deniedReasons: [],
+      at: expect.any(Number),
     });
   });
 
