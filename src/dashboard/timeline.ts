@@ -7,7 +7,7 @@
  * completed, released, release consumed, last write) and from the receipts on the chain, each of
  * which is a signed event of its own.
  */
-import type { DecisionVerdict } from '../ledger/decision.js';
+import { type DecisionVerdict, decisionDigest } from '../ledger/decision.js';
 import type { Receipt } from '../ledger/receipts/receipt.js';
 import type { TransitionRecord } from '../ledger/transition-record.js';
 import { shownOutcome } from './queries.js';
@@ -33,9 +33,11 @@ function decisionEntry(record: TransitionRecord): TimelineEntry | null {
     // Written by the claim of the current attempt: its time when the claim recorded it.
     at: decision.at ?? record.createdAt,
     title: decision.allowed ? 'Decision: allowed' : 'Decision: denied',
-    detail: decision.allowed
-      ? `${checks} check${checks === 1 ? '' : 's'} let attempt ${record.attempts} run`
-      : `denied: ${decision.deniedReasons.join('; ')}`,
+    detail: `${
+      decision.allowed
+        ? `${checks} check${checks === 1 ? '' : 's'} let attempt ${record.attempts} run`
+        : `denied: ${decision.deniedReasons.join('; ')}`
+    }, digest \`${decisionDigest(decision).slice(0, 16)}\``,
     kind: 'decision',
     verdicts: decision.verdicts,
   };
@@ -49,10 +51,11 @@ function outcomeDetail(record: TransitionRecord): string {
 function receiptEntry(receipt: Receipt): TimelineEntry {
   const operator = receipt.operator === undefined ? '' : ` by ${receipt.operator.by}: ${receipt.operator.reason}`;
   const error = receipt.error === undefined ? '' : ` (${receipt.error.name}: ${receipt.error.message})`;
+  const decision = receipt.decisionHash === undefined ? '' : `, decision \`${receipt.decisionHash.slice(0, 16)}\``;
   return {
     at: Date.parse(receipt.timestamp),
     title: `Receipt #${receipt.seq}: ${receipt.outcome}`,
-    detail: `${receipt.actionKind} receipt, key \`${receipt.keyId}\`${operator}${error}`,
+    detail: `${receipt.actionKind} receipt, key \`${receipt.keyId}\`${decision}${operator}${error}`,
     kind: 'receipt',
   };
 }

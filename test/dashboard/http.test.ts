@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLedger, createMemoryStorage } from '../../src/index.js';
+import { createLedger, createMemoryStorage, decisionDigest } from '../../src/index.js';
 import { createJsonlReceiptSink } from '../../src/ledger/receipts/jsonl-sink.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
@@ -113,6 +113,14 @@ describe('the dashboard over a SQLite ledger', () => {
     );
     expect(verdicts).toEqual(['allow fuses', 'allow approval', 'allow ledger']);
     expect(body).toContain('approved by ada');
+    // The outcome receipt names the digest of the decision its attempt ran under.
+    const digest = decisionDigest(s.unknown.decision as NonNullable<typeof s.unknown.decision>).slice(0, 16);
+    expect(body).toContain(`digest \`${digest}\``);
+    expect(body).toMatch(
+      new RegExp(
+        `Receipt #\\d+: UNKNOWN</strong><br><span class="note">tool receipt, key \`k1\`, decision \`${digest}\``,
+      ),
+    );
     // The decision comes right after the claim it was written with.
     expect(body.indexOf('Decision: allowed')).toBeGreaterThan(body.indexOf('<strong>Claimed</strong>'));
     expect(body.indexOf('Decision: allowed')).toBeLessThan(body.indexOf('<strong>UNKNOWN</strong>'));
