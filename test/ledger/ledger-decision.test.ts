@@ -10,6 +10,7 @@ import {
   type TransitionRecord,
 } from '../../src/index.js';
 import { verifyReceipts } from '../../src/ledger/receipts/index.js';
+import { makeTestRecord } from '../../src/testing/index.js';
 import { newLedger, onlyRecord, rejectionOf } from './ledger-helpers.js';
 import { emailTool, receiptLedger } from './receipts/ledger-fixture.js';
 
@@ -151,6 +152,27 @@ describe('receipts carry the decision digest', () => {
     const record = await onlyRecord(setup.ledger);
     expect(record.decision).toBeDefined();
     expect(receipt?.decisionHash).toBe(decisionDigest(record.decision as NonNullable<typeof record.decision>));
+  });
+
+  it('gives a record older than the protocol a receipt without one, on a chain that verifies', async () => {
+    const setup = receiptLedger();
+    const older = makeTestRecord({
+      agentId: 'agent',
+      policyVersion: 'p1',
+      outcome: 'COMPLETED',
+      owner: null,
+      result: 1,
+    });
+    await setup.ledger.storage.create(older);
+    await setup.ledger.sweepReceipts();
+    const { send } = emailTool(setup.ledger);
+    await send({ to: 'a@example.com' }, { toolCallId: 'a' });
+
+    const [old, fresh] = await setup.chain();
+
+    expect(old?.transitionKey).toBe(older.key);
+    expect(old && Object.hasOwn(old, 'decisionHash')).toBe(false);
+    expect(fresh?.decisionHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('fails verification when a decision digest is altered', async () => {
