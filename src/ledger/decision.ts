@@ -147,8 +147,9 @@ export function decisionShapeProblem(value: unknown): string | null {
  * | `UNKNOWN`, `FAILED_AFTER_EFFECT` | any | any | `UNKNOWN` |
  * | `FAILED_BEFORE_EFFECT`, `BLOCKED` | `maybe_crossed`, `crossed` | any | `UNKNOWN` |
  * | `FAILED_BEFORE_EFFECT`, `BLOCKED` | `not_crossed` | any | `ABORTED` |
- * | `IN_FLIGHT` | any | denied | `ABORTED` |
+ * | `IN_FLIGHT` | `maybe_crossed`, `crossed` | denied | `UNKNOWN` |
  * | `IN_FLIGHT` | `maybe_crossed`, `crossed` | allowed or none | `ATTEMPTING` |
+ * | `IN_FLIGHT` | `not_crossed` | denied | `ABORTED` |
  * | `IN_FLIGHT` | `not_crossed` | allowed | `ATTEMPTING` |
  * | `IN_FLIGHT` | `not_crossed` | none (an older record) | `INTENDED` |
  * | anything else | | | `UNKNOWN` (fail closed) |
@@ -171,9 +172,11 @@ export function effectStateOf(
       return crossedMaybe ? EffectState.UNKNOWN : EffectState.ABORTED;
     case 'IN_FLIGHT': {
       const decision = record.decision ?? null;
-      if (decision !== null && decision.allowed === false) return EffectState.ABORTED;
-      if (crossedMaybe || decision !== null) return EffectState.ATTEMPTING;
-      return EffectState.INTENDED;
+      const denied = decision !== null && decision.allowed === false;
+      // A boundary crossed under a denying decision contradicts itself: it may have happened.
+      if (crossedMaybe) return denied ? EffectState.UNKNOWN : EffectState.ATTEMPTING;
+      if (denied) return EffectState.ABORTED;
+      return decision !== null ? EffectState.ATTEMPTING : EffectState.INTENDED;
     }
     default:
       return EffectState.UNKNOWN;

@@ -98,8 +98,9 @@ describe('effectStateOf', () => {
       case 'BLOCKED':
         return crossed ? 'UNKNOWN' : 'ABORTED';
       case 'IN_FLIGHT':
+        if (crossed) return decision === 'denied' ? 'UNKNOWN' : 'ATTEMPTING';
         if (decision === 'denied') return 'ABORTED';
-        return crossed || decision === 'allowed' ? 'ATTEMPTING' : 'INTENDED';
+        return decision === 'allowed' ? 'ATTEMPTING' : 'INTENDED';
     }
   }
 
