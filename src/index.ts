@@ -320,7 +320,21 @@ export {
   renewLease,
   sideEffect,
 } from './ledger/boundary-markers.js';
+export { LedgerDecisionDeniedError } from './ledger/caller-verdicts.js';
 export { createLedger } from './ledger/create-ledger.js';
+export {
+  CheckVerdict,
+  composeDecision,
+  type DecisionVerdict,
+  decisionDigest,
+  decisionShapeProblem,
+  EffectState,
+  effectStateOf,
+  MAX_CHECK_NAME_LENGTH,
+  MAX_DECISION_VERDICTS,
+  MAX_REASON_LENGTH,
+  type TransitionDecision,
+} from './ledger/decision.js';
 export {
   advanceBoundary,
   Boundary,

@@ -40,6 +40,11 @@ export interface ToolWiring {
 
 type Layer = (args: unknown, options: CallOptions) => Promise<unknown>;
 
+/** `options` with one more check verdict, for the decision the ledger writes with its claim. */
+function withVerdict(options: CallOptions, check: string): CallOptions {
+  return { ...options, verdicts: [...(options.verdicts ?? []), { check, verdict: 'allow' }] };
+}
+
 function toolSpec(name: string, tool: ToolSettings, reconciler: Reconciler | ReconcilerObject | undefined): ToolSpec {
   return {
     name,
@@ -97,7 +102,7 @@ function fuseLayer(name: string, wiring: ToolWiring, next: Layer): Layer {
     assertAllowed(run.checkToolCall(call));
     let result: unknown;
     try {
-      result = await next(args, options);
+      result = await next(args, withVerdict(options, 'fuses'));
     } catch (error) {
       // A failed call is booked as one, so an identical retry spends the loop fuse's retry
       // allowance rather than counting as a repeat.
@@ -137,7 +142,9 @@ function innerLayers(
 
 function validationLayer(name: string, tool: ToolSettings, next: Layer): Layer {
   if (tool.bounded === undefined) return next;
-  return bounded(boundedOptions(name, tool.bounded, tool.sideEffectClass), next) as Layer;
+  // The body of a bounded tool runs only once its arguments passed: that is the verdict.
+  const checked: Layer = (args, options) => next(args, withVerdict(options, 'arguments'));
+  return bounded(boundedOptions(name, tool.bounded, tool.sideEffectClass), checked) as Layer;
 }
 
 /**

@@ -52,6 +52,11 @@ form.action { display:grid; gap:.5rem; max-width:36rem; }
 .timeline li.k-receipt::before { background:var(--ok); }
 .timeline li.k-operator::before { background:var(--warn); }
 .timeline li.k-outcome::before { background:var(--info); }
+.timeline li.k-decision::before { background:#6b5bd6; }
+.verdicts { list-style:none; margin:.2rem 0 0; padding:0; font-size:12px; }
+.verdict { display:inline-block; min-width:3rem; font-weight:600; }
+.verdict.v-allow { color:var(--ok); }
+.verdict.v-deny { color:var(--bad); }
 .timeline time { color:var(--muted); font-size:12px; margin-right:.5rem; }
 dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:.25rem 1rem; margin:0; }
 dl.facts dt { color:var(--muted); }

@@ -3,9 +3,11 @@
  * attempts, result or error, operator resolution, and its receipts.
  *
  * A record keeps its current state, not a history of writes; the timeline is built from the times
- * the record holds (created, first attempt, last heartbeat, completed, released, release consumed,
- * last write) and from the receipts on the chain, each of which is a signed event of its own.
+ * the record holds (created, first attempt, the current attempt's decision, last heartbeat,
+ * completed, released, release consumed, last write) and from the receipts on the chain, each of
+ * which is a signed event of its own.
  */
+import { type DecisionVerdict, decisionDigest } from '../ledger/decision.js';
 import type { Receipt } from '../ledger/receipts/receipt.js';
 import type { TransitionRecord } from '../ledger/transition-record.js';
 import { shownOutcome } from './queries.js';
@@ -17,7 +19,28 @@ export interface TimelineEntry {
   /** What happened, in a few words. */
   readonly title: string;
   readonly detail: string;
-  readonly kind: 'claim' | 'lease' | 'outcome' | 'operator' | 'receipt' | 'write';
+  readonly kind: 'claim' | 'decision' | 'lease' | 'outcome' | 'operator' | 'receipt' | 'write';
+  /** The verdicts of a `decision` entry, in the order the checks ran. */
+  readonly verdicts?: readonly DecisionVerdict[];
+}
+
+/** The decision the current attempt was claimed with, or none for a record older than the protocol. */
+function decisionEntry(record: TransitionRecord): TimelineEntry | null {
+  const decision = record.decision;
+  if (decision === undefined) return null;
+  const checks = decision.verdicts.length;
+  return {
+    // Written by the claim of the current attempt: its time when the claim recorded it.
+    at: decision.at ?? record.createdAt,
+    title: decision.allowed ? 'Decision: allowed' : 'Decision: denied',
+    detail: `${
+      decision.allowed
+        ? `${checks} check${checks === 1 ? '' : 's'} let attempt ${record.attempts} run`
+        : `denied: ${decision.deniedReasons.join('; ')}`
+    }, digest \`${decisionDigest(decision).slice(0, 16)}\``,
+    kind: 'decision',
+    verdicts: decision.verdicts,
+  };
 }
 
 function outcomeDetail(record: TransitionRecord): string {
@@ -28,10 +51,11 @@ function outcomeDetail(record: TransitionRecord): string {
 function receiptEntry(receipt: Receipt): TimelineEntry {
   const operator = receipt.operator === undefined ? '' : ` by ${receipt.operator.by}: ${receipt.operator.reason}`;
   const error = receipt.error === undefined ? '' : ` (${receipt.error.name}: ${receipt.error.message})`;
+  const decision = receipt.decisionHash === undefined ? '' : `, decision \`${receipt.decisionHash.slice(0, 16)}\``;
   return {
     at: Date.parse(receipt.timestamp),
     title: `Receipt #${receipt.seq}: ${receipt.outcome}`,
-    detail: `${receipt.actionKind} receipt, key \`${receipt.keyId}\`${operator}${error}`,
+    detail: `${receipt.actionKind} receipt, key \`${receipt.keyId}\`${decision}${operator}${error}`,
     kind: 'receipt',
   };
 }
@@ -49,6 +73,8 @@ export function buildTimeline(record: TransitionRecord, receipts: readonly Recei
   if (record.firstAttemptAt !== record.createdAt) {
     entries.push({ at: record.firstAttemptAt, title: 'First attempt', detail: 'the body first ran', kind: 'claim' });
   }
+  const decided = decisionEntry(record);
+  if (decided !== null) entries.push(decided);
   if (record.lastHeartbeatAt !== null) {
     const lease =
       record.outcome !== 'IN_FLIGHT'

@@ -14,6 +14,7 @@
  * Writes of one claim (lease renewals, boundary marks, completion) are serialised through a queue.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { canonicalJson } from '../core/canonical-json.js';
 import type { Clock } from '../core/clock.js';
 import { GuardError, LedgerFencedError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
@@ -29,8 +30,9 @@ const WRITE_RETRY_DELAYS_MS = [0, 25, 100, 250] as const;
 
 type Patch = (current: TransitionRecord, now: number) => Partial<TransitionRecord>;
 
+/** Equal content, whatever order a store gives the record's members back in. */
 function sameWrite(stored: TransitionRecord, intended: TransitionRecord): boolean {
-  return JSON.stringify({ ...stored, ticketKey: null }) === JSON.stringify({ ...intended, ticketKey: null });
+  return canonicalJson({ ...stored, ticketKey: null }) === canonicalJson({ ...intended, ticketKey: null });
 }
 
 /**

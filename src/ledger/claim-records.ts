@@ -4,6 +4,7 @@
 import type { Clock } from '../core/clock.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { asStorageError } from './active-claim.js';
+import { claimDecision } from './caller-verdicts.js';
 import type { PreparedCall } from './prepare-call.js';
 import { settleBeforeReplacing } from './receipts/ledger-receipts.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
@@ -87,6 +88,7 @@ export function freshRecord(ctx: ExecutorContext, call: PreparedCall, now: numbe
     firstAttemptAt: now,
     operatorResolution: null,
     receiptRef: null,
+    decision: claimDecision(call.verdicts, 'fresh claim', now),
     createdAt: now,
     updatedAt: now,
     completedAt: null,
@@ -97,14 +99,19 @@ export function freshRecord(ctx: ExecutorContext, call: PreparedCall, now: numbe
  * The record a takeover writes: a new owner and fence over the existing record.
  *
  * `proven` is set when a reconciler or an operator verified that the earlier attempt did not
- * execute; only then does the boundary start again from `not_crossed`.
+ * execute; only then does the boundary start again from `not_crossed`. `claim` says why the ledger
+ * let this attempt run (the gate, a consumed release, a reconcile); it closes the new decision.
  */
 export function takeoverRecord(
   ctx: ExecutorContext,
   call: PreparedCall,
   existing: TransitionRecord,
   now: number,
-  changes: { readonly proven?: boolean; readonly operatorResolution?: TransitionRecord['operatorResolution'] } = {},
+  changes: {
+    readonly proven?: boolean;
+    readonly operatorResolution?: TransitionRecord['operatorResolution'];
+    readonly claim?: string;
+  } = {},
 ): TransitionRecord {
   const ttl = leaseTtlOf(ctx, call);
   const resetBoundary = changes.proven === true || call.spec.sideEffectClass === 'read';
@@ -127,6 +134,7 @@ export function takeoverRecord(
     operatorResolution: changes.operatorResolution ?? supersedeRelease(existing.operatorResolution, now),
     // A new attempt owes nothing yet; the receipt of the outcome it replaces is settled first.
     receiptRef: null,
+    decision: claimDecision(call.verdicts, changes.claim ?? 'takeover', now),
     updatedAt: now,
     completedAt: null,
   };

@@ -102,7 +102,7 @@ export async function execute(
           continue;
         }
       }
-      const next = takeoverRecord(ctx, call, existing, now);
+      const next = takeoverRecord(ctx, call, existing, now, { claim: `${decision.gate}: ${decision.reason}` });
       if (await tryTakeover(ctx, existing, next)) {
         watch?.close();
         return await runClaimed(ctx, call, next, body, options);

@@ -84,6 +84,7 @@ export async function resolveHardBlock(
     const next = takeoverRecord(ctx, call, existing, now, {
       proven: true,
       operatorResolution: { ...release, consumedAt: now },
+      claim: `operator release: not_executed, verified by ${release.by}`,
     });
     if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
@@ -121,7 +122,10 @@ export async function resolveHardBlock(
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }
   if (verdict.status === 'NOT_EXECUTED') {
-    const next = takeoverRecord(ctx, call, existing, ctx.clock.now(), { proven: true });
+    const next = takeoverRecord(ctx, call, existing, ctx.clock.now(), {
+      proven: true,
+      claim: `reconciled: \`${ref}\` NOT_EXECUTED`,
+    });
     if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }

@@ -4,6 +4,8 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint, sha256Hex } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
+import { readCallerVerdicts } from './caller-verdicts.js';
+import type { DecisionVerdict } from './decision.js';
 import {
   CLASS_DEFAULTS,
   type RetryPermission,
@@ -90,6 +92,8 @@ export interface PreparedCall {
   readonly ticketKey: string | null;
   readonly argsFingerprint: string;
   readonly attempt: GateAttempt;
+  /** The caller's check verdicts, written with the claim as its decision. */
+  readonly verdicts: readonly DecisionVerdict[];
 }
 
 /** The ambient scope and dispatch id set by `ledger.run`. */
@@ -154,6 +158,7 @@ export function prepareCall(
   context: RunContext | undefined,
 ): PreparedCall {
   const scope = normalizeScope(options.scope ?? context?.scope);
+  const verdicts = readCallerVerdicts(spec.name, options.verdicts);
   const attempt: GateAttempt = {
     providerIdempotencyKey: providerKeyOf(spec, args),
     providerKeyParamDeclared: spec.providerIdempotencyKeyParam !== undefined,
@@ -172,6 +177,7 @@ export function prepareCall(
       ticketKey: null,
       argsFingerprint: identity,
       attempt,
+      verdicts,
       key: sha256Hex(templateOf(spec, agentId, policyVersion).text(identity, scope, undefined)),
     };
   }
@@ -186,6 +192,7 @@ export function prepareCall(
     ticketKey: ticket === null || spec.onArgsDrift === 'off' ? null : ticketKey(scope, agentId, ticket),
     argsFingerprint: fp,
     attempt,
+    verdicts,
     key: sha256Hex(
       templateOf(spec, agentId, policyVersion).text(
         fp,

@@ -1,6 +1,7 @@
 /**
  * The shape of one transition record as stored by every driver.
  */
+import type { TransitionDecision } from './decision.js';
 import type { Boundary, Outcome, RetryPermission, SideEffectClass, Spendability } from './envelope.js';
 
 /** A JSON value. */
@@ -71,6 +72,11 @@ export interface TransitionRecord {
   readonly firstAttemptAt: number;
   readonly operatorResolution: OperatorResolution | null;
   readonly receiptRef: string | null;
+  /**
+   * The checks' verdicts that let the current attempt run, written by the write that claimed it
+   * (see `effectStateOf`); absent on records written before the decision protocol.
+   */
+  readonly decision?: TransitionDecision;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly completedAt: number | null;

@@ -3,6 +3,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
+import type { DecisionVerdict } from './decision.js';
 import type { RetryPermission, SideEffectClass, Spendability } from './envelope.js';
 import type { Receipt } from './receipts/receipt.js';
 import type { ReceiptSink } from './receipts/receipt-sink.js';
@@ -162,6 +163,14 @@ export interface CallOptions {
    * before the call claims nothing.
    */
   readonly abortSignal?: AbortSignal;
+  /**
+   * The verdicts of the checks the caller ran on this call before handing it to the ledger (a
+   * guard pipeline passes its registry, fuse, argument and approval verdicts). They are written on
+   * the record with the claim, followed by the ledger's own `ledger` verdict, as its `decision`.
+   * A denying verdict refuses the call (`decision_denied`) before anything is claimed. Never put
+   * arguments or secrets in a reason: it is stored.
+   */
+  readonly verdicts?: readonly DecisionVerdict[];
 }
 
 /** Options of a task call. */

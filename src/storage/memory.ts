@@ -137,6 +137,7 @@ function frozenRecord(r: TransitionRecord): TransitionRecord {
     completedAt: r.completedAt,
   };
   if (r.result !== undefined) out.result = frozenJsonCopy(r.result) as NonNullable<TransitionRecord['result']>;
+  if (r.decision !== undefined) out.decision = frozenJsonCopy(r.decision) as NonNullable<TransitionRecord['decision']>;
   return Object.freeze(out);
 }
 

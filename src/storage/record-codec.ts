@@ -2,6 +2,7 @@
  * Shared helpers for drivers: record (de)serialisation and list cursors.
  */
 import { LedgerStorageCorruptError } from '../errors.js';
+import { decisionShapeProblem } from '../ledger/decision.js';
 import type { TransitionRecord } from '../ledger/transition-record.js';
 import { DEFAULT_LIST_LIMIT, type ListQuery, MAX_LIST_LIMIT } from './ledger-storage.js';
 
@@ -28,6 +29,11 @@ export function decodeRecord(text: string, location: string): TransitionRecord {
   const record = parsed as Partial<TransitionRecord>;
   if (typeof record.key !== 'string' || typeof record.version !== 'number') {
     throw new LedgerStorageCorruptError(location, 'the stored record has no key or version');
+  }
+  // A record written before the decision protocol has none; one that has a decision must hold one.
+  if (record.decision !== undefined) {
+    const problem = decisionShapeProblem(record.decision);
+    if (problem !== null) throw new LedgerStorageCorruptError(location, `the stored decision is malformed: ${problem}`);
   }
   return parsed as TransitionRecord;
 }

@@ -6,6 +6,7 @@
  */
 
 import { checkOptions, recordArgument } from '../invalid-argument.js';
+import { defineDecisionCases } from './storage-conformance/decision-cases.js';
 import { createConformanceSuite, type StorageConformanceOptions } from './storage-conformance/harness.js';
 import { defineIdentityCases } from './storage-conformance/identity-cases.js';
 import { defineLifecycleCases } from './storage-conformance/lifecycle-cases.js';
@@ -48,5 +49,6 @@ export function describeStorageConformance(options: StorageConformanceOptions): 
     defineLifecycleCases(suite);
     defineWatchCases(suite);
     defineIdentityCases(suite);
+    defineDecisionCases(suite);
   });
 }

@@ -124,3 +124,33 @@ describe('transition.request_identity', () => {
     await config.close();
   });
 });
+
+describe('config.instrument and the decision protocol', () => {
+  it('writes the fuses and argument verdicts with the claim, then the ledger', async () => {
+    const config = await loadConfig(
+      {
+        text: yaml(
+          'transition: { agent_id: agent, policy_version: 1 }',
+          'action_ledger: { storage: memory }',
+          'tools:',
+          '  send_email:',
+          '    side_effect_class: email',
+          '    bounded: { schema: { to: { type: string } } }',
+          'fuses: { loop: { repeat_threshold: 3 } }',
+        ),
+      },
+      { env: {} },
+    );
+    const tools = config.instrument({ sendEmail: async (args: { to: string }) => args.to });
+
+    await config.run(scope, () => tools.sendEmail({ to: 'a@example.com' }, { toolCallId: 'call_1' }));
+
+    const [record] = (await config.ledger?.list())?.records ?? [];
+    expect(record?.decision?.verdicts.map((v) => `${v.verdict} ${v.check}`)).toEqual([
+      'allow fuses',
+      'allow arguments',
+      'allow ledger',
+    ]);
+    await config.close();
+  });
+});

@@ -195,3 +195,16 @@ describe('keys it cannot carry', () => {
     );
   });
 });
+
+describe('migrateMyceliumConfig and the decision protocol', () => {
+  it('needs no key for the protocol, and says which of its checks are not carried', () => {
+    const { notes } = migrateMyceliumConfig(
+      yaml('use_time_currency:', '  max_age: 60', 'authority_window:', '  required: true', 'completion: {}'),
+    );
+    const reason = (path: string) => notes.find((note) => note.kind === 'dropped' && note.path === path)?.message;
+
+    for (const path of ['use_time_currency', 'authority_window'])
+      expect(reason(path)).toMatch(/not supported by hyphae yet; the decision protocol is on for every ledgered call/);
+    expect(reason('completion')).not.toContain('decision protocol');
+  });
+});

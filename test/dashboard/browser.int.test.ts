@@ -117,6 +117,17 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
 
           await page.locator(`tr[data-key="${seeded.unknown.key}"] a`).click();
           await expect.poll(() => page.locator('h1').textContent()).toContain('send_payment');
+          const decision = page.locator('.timeline li.k-decision');
+          await expect.poll(() => decision.locator('strong').textContent()).toBe('Decision: allowed');
+          expect(
+            await decision
+              .locator('li[data-verdict]')
+              .evaluateAll((items) =>
+                items.map((item) => `${item.getAttribute('data-verdict')} ${item.getAttribute('data-check')}`),
+              ),
+          ).toEqual(['allow fuses', 'allow approval', 'allow ledger']);
+          expect(await decision.locator('li[data-check="approval"]').textContent()).toContain('approved by ada');
+          expect(await page.locator('[data-effect]').textContent()).toBe('UNKNOWN');
           const form = page.locator('form[data-action="release_not_executed"]');
           await form.getByLabel('Actor').fill('ada');
           await form.getByLabel('Reason').fill('provider shows no charge for pi_42');

@@ -16,6 +16,12 @@ import type { Ledger } from '../../src/ledger/types.js';
 import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 
+/** The checks' verdicts the payment call is claimed with. */
+export const PAY_VERDICTS = [
+  { check: 'fuses', verdict: 'allow' },
+  { check: 'approval', verdict: 'allow', reason: 'approved by ada' },
+] as const;
+
 /** The ledger, its receipts and the records the tests act on. */
 export interface Seeded {
   readonly ledger: Ledger;
@@ -44,7 +50,10 @@ export async function seedLedger(
   );
   await ledger.run({ threadId: 'thread-a', runId: 'run-a' }, () => lookup({ id: 'o-1' }, { toolCallId: 'call_look' }));
   await ledger
-    .run({ threadId: 'thread-b', runId: 'run-b' }, () => pay({ amount: 40 }, { toolCallId: 'call_pay' }))
+    .run({ threadId: 'thread-b', runId: 'run-b' }, () =>
+      // The verdicts a guard pipeline hands the ledger: written with the claim as its decision.
+      pay({ amount: 40 }, { toolCallId: 'call_pay', verdicts: PAY_VERDICTS }),
+    )
     .catch(() => undefined);
   const now = Date.now();
   const expired = makeTestRecord({

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLedger, createMemoryStorage } from '../../src/index.js';
+import { createLedger, createMemoryStorage, decisionDigest } from '../../src/index.js';
 import { createJsonlReceiptSink } from '../../src/ledger/receipts/jsonl-sink.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
@@ -98,6 +98,36 @@ describe('the dashboard over a SQLite ledger', () => {
     expect(body).toContain('UNKNOWN');
     expect(body).toContain('Chain verified');
     expect(body).toMatch(/<td>\d+<\/td><td>UNKNOWN<\/td><td>tool<\/td>/);
+  });
+
+  it('shows the decision of the attempt and its verdicts on the timeline, and the effect state', async () => {
+    const s = await seeded();
+    const client = clientOf(dashboardOf(s));
+    const body = await (await client.get(`/t/${s.unknown.key}`)).text();
+    const older = await (await client.get(`/t/${s.blocked.key}`)).text();
+
+    expect(body).toContain('<span class="effect" data-effect="UNKNOWN">UNKNOWN</span>');
+    expect(body).toMatch(/<li class="k-decision">.*<strong>Decision: allowed<\/strong>/s);
+    const verdicts = [...body.matchAll(/<li data-check="([^"]+)" data-verdict="([^"]+)">/g)].map(
+      (m) => `${m[2]} ${m[1]}`,
+    );
+    expect(verdicts).toEqual(['allow fuses', 'allow approval', 'allow ledger']);
+    expect(body).toContain('approved by ada');
+    // The outcome receipt names the digest of the decision its attempt ran under.
+    const digest = decisionDigest(s.unknown.decision as NonNullable<typeof s.unknown.decision>).slice(0, 16);
+    expect(body).toContain(`digest \`${digest}\``);
+    expect(body).toMatch(
+      new RegExp(
+        `Receipt #\\d+: UNKNOWN</strong><br><span class="note">tool receipt, key \`k1\`, decision \`${digest}\``,
+      ),
+    );
+    // The decision comes right after the claim it was written with.
+    expect(body.indexOf('Decision: allowed')).toBeGreaterThan(body.indexOf('<strong>Claimed</strong>'));
+    expect(body.indexOf('Decision: allowed')).toBeLessThan(body.indexOf('<strong>UNKNOWN</strong>'));
+    // A record written before the decision protocol says it has none.
+    expect(older).toContain('none recorded (written before the decision protocol)');
+    expect(older).toContain('data-effect="ABORTED"');
+    expect(older).not.toContain('k-decision');
   });
 
   it('releases as not executed after a confirm step that says the tool will run once more, with a receipt', async () => {

@@ -29,6 +29,13 @@ describe.each(stores)('the dashboard over $name', (store) => {
 
       const page = await (await client.get(`/t/${s.unknown.key}`)).text();
       expect(page).toContain('pi_42');
+      // The decision written with the claim, read back from this store's document.
+      expect([...page.matchAll(/data-check="([^"]+)" data-verdict="allow"/g)].map((m) => m[1])).toEqual([
+        'fuses',
+        'approval',
+        'ledger',
+      ]);
+      expect(page).toContain('data-effect="UNKNOWN"');
       const form = {
         _csrf: client.csrf(),
         action: 'release_completed',

@@ -125,5 +125,20 @@ describe('approvals', () => {
     expect(textOf(ran)).toBe('paid 15 to acct_5 as pay_1');
     expect(textOf(again)).toBe('paid 15 to acct_5 as pay_1');
     expect(linesOf(effects)).toEqual(['pay_1 15 acct_5']);
+    // The approval found is a verdict of the decision the call was claimed with, after the other checks'.
+    const all = JSON.parse(hyphae(dir, ['transitions', 'list', '--json']).stdout) as {
+      tool: string;
+      effectState: string;
+      decision?: { verdicts: { check: string; verdict: string; reason?: string }[] };
+    }[];
+    const paid = all.find((record) => record.tool === 'pay');
+    expect(paid?.effectState).toBe('COMMITTED');
+    expect(paid?.decision?.verdicts.map((v) => `${v.verdict} ${v.check}`)).toEqual([
+      'allow registry',
+      'allow fuses',
+      'allow arguments',
+      'allow approval',
+      'allow ledger',
+    ]);
   });
 });

@@ -10,6 +10,7 @@ import { fingerprint } from '../../core/fingerprint.js';
 import type { LoopFuseOptions } from '../../fuses/loop.js';
 import { checkOptions } from '../../invalid-argument.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
+import type { DecisionVerdict } from '../../ledger/decision.js';
 import type { Ledger } from '../../ledger/types.js';
 import { createGuardPipeline, type GuardEvent, type GuardRun } from '../pipeline.js';
 import { decideApproval, type McpElicit } from './approvals.js';
@@ -183,7 +184,9 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
       return { result: refusalResult(message, 'ledger_storage_unavailable', 'ledger') };
     }
     // Asked only once the fuses and the argument checks let the call through.
-    const beforeClaim = async (): Promise<{ readonly answer: unknown } | undefined> => {
+    const beforeClaim = async (): Promise<
+      { readonly answer: unknown } | { readonly verdict: DecisionVerdict } | undefined
+    > => {
       if (entry?.policy.approval !== 'required') return undefined;
       let decision: Awaited<ReturnType<typeof decideApproval>>;
       try {
@@ -198,7 +201,10 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
         const message = `The call to \`${name}\` was NOT executed: its approval could not be read. Try again later`;
         return { answer: refusalResult(message, 'ledger_storage_unavailable', 'approval') };
       }
-      return decision.status === 'answered' ? { answer: decision.result } : undefined;
+      // An approval found is a verdict of the decision the ledger writes with its claim.
+      return decision.status === 'answered'
+        ? { answer: decision.result }
+        : { verdict: { check: 'approval', verdict: 'allow', reason: 'approved' } };
     };
     const execute = async (checked: unknown, context: { readonly abortSignal: AbortSignal | undefined }) => {
       const send = (): Promise<McpCallToolResult> => forward(checked, context.abortSignal);

@@ -9,6 +9,8 @@ import type { FuseRun } from '../../fuses/run-box.js';
 import { toolCallSignature } from '../../fuses/tool-fuse.js';
 import type { FuseVerdict } from '../../fuses/verdict.js';
 import { markCrossed } from '../../ledger/boundary-markers.js';
+import { LedgerDecisionDeniedError } from '../../ledger/caller-verdicts.js';
+import { composeDecision, type DecisionVerdict } from '../../ledger/decision.js';
 import type { LedgerScope } from '../../ledger/transition-record.js';
 import type { CallOptions, Ledger } from '../../ledger/types.js';
 import {
@@ -149,8 +151,23 @@ export async function executeToolCall(
   try {
     const checked = plan.check === undefined ? args : await plan.check(args);
     const held = await options.beforeClaim?.(checked);
-    if (held !== undefined)
+    if (held !== undefined && 'answer' in held)
       return Object.freeze({ status: 'ok' as const, result: held.answer, source: 'tool' as const });
+    // Every check that let the call come this far; the ledger writes them with its claim.
+    const verdicts: DecisionVerdict[] = [];
+    if (ctx.registry !== undefined) verdicts.push({ check: 'registry', verdict: 'allow' });
+    if (ctx.fuseRun !== undefined)
+      verdicts.push(
+        redispatch ? { check: 'fuses', verdict: 'allow', reason: 'redispatch' } : { check: 'fuses', verdict: 'allow' },
+      );
+    if (plan.check !== undefined) verdicts.push({ check: 'arguments', verdict: 'allow' });
+    if (held !== undefined) {
+      verdicts.push(held.verdict);
+      // Refused here, ledgered or not: a tool outside the ledger never runs on a denying verdict.
+      const decision = composeDecision(verdicts);
+      if (!decision.allowed)
+        return settle(ctx, refusedByError(RefusalStage.arguments, name, new LedgerDecisionDeniedError(name, decision)));
+    }
     const context: ToolExecutionContext = { toolCallId: id, abortSignal, scope: ctx.scope };
     const ledgered = ctx.ledger !== undefined && plan.ledgerSpec !== null;
 
@@ -183,6 +200,7 @@ export async function executeToolCall(
       progress.stage = RefusalStage.ledger;
       const callOptions: CallOptions = {
         scope: ctx.scope,
+        verdicts,
         ...(id === undefined ? {} : { toolCallId: id }),
         ...(abortSignal === undefined ? {} : { abortSignal }),
       };

@@ -3,6 +3,7 @@
  * supplies, and the outcome the pipeline hands back so the adapter can answer with the same call id.
  */
 import type { FuseRefusal } from '../../fuses/verdict.js';
+import type { DecisionVerdict } from '../../ledger/decision.js';
 import type { LedgerScope } from '../../ledger/transition-record.js';
 
 /** A tool call as every adapter hands it over: parsed arguments, or the model's raw JSON text. */
@@ -53,9 +54,13 @@ export interface ExecuteToolCallOptions {
    * Called once the call passed the fuses and its argument checks, before the ledger claims it: an
    * answer in its place (a call held for a human's approval) ends the call there, nothing claimed or
    * run; undefined lets it go on. A front door that asks for approval uses it, so nothing is asked
-   * of a human for a call the guards would refuse anyway.
+   * of a human for a call the guards would refuse anyway. `{ verdict }` lets it go on and records
+   * that verdict (an approval found, say) in the decision the ledger writes with its claim; a
+   * denying verdict refuses the call there.
    */
-  readonly beforeClaim?: ((args: unknown) => Promise<{ readonly answer: unknown } | undefined>) | undefined;
+  readonly beforeClaim?:
+    | ((args: unknown) => Promise<{ readonly answer: unknown } | { readonly verdict: DecisionVerdict } | undefined>)
+    | undefined;
 }
 
 /** Where in the pipeline a call was refused. */

@@ -1,6 +1,7 @@
 /**
  * How `hyphae transitions` shows records: a table, a detail view, and JSON.
  */
+import { decisionDigest, effectStateOf, type TransitionDecision } from '../../ledger/decision.js';
 import { isExpired } from '../../ledger/resolve-gate.js';
 import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { Output } from '../output.js';
@@ -25,9 +26,28 @@ function time(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString();
 }
 
-/** A record as JSON, with the derived outcome next to the stored one. */
+/** A record as JSON, with the derived outcome and effect state next to the stored fields. */
 export function recordJson(record: TransitionRecord, now: number): Record<string, unknown> {
-  return { ...record, shownOutcome: shownOutcome(record, now), stuck: isStuck(record, now) };
+  return {
+    ...record,
+    shownOutcome: shownOutcome(record, now),
+    effectState: effectStateOf(record),
+    stuck: isStuck(record, now),
+  };
+}
+
+/** The decision's lines: a summary, then one line per verdict. */
+function decisionLines(decision: TransitionDecision | undefined): readonly string[] {
+  if (decision === undefined) return ['none recorded (written before the decision protocol)'];
+  const summary = decision.allowed
+    ? `allowed (${decision.verdicts.length} checks, digest ${decisionDigest(decision).slice(0, 16)})`
+    : `denied: ${decision.deniedReasons.join('; ')}`;
+  return [
+    summary,
+    ...decision.verdicts.map(
+      (v) => `${v.verdict.padEnd(5)} ${v.check}${v.reason === undefined ? '' : `: ${v.reason}`}`,
+    ),
+  ];
 }
 
 /** Print records as a table (or a line saying there are none). */
@@ -69,6 +89,7 @@ export function printRecord(out: Output, record: TransitionRecord, now: number):
     ['key', record.key],
     ['tool', `${record.tool} (${record.kind})`],
     ['outcome', shownOutcome(record, now)],
+    ['effect', effectStateOf(record)],
     ['boundary', record.boundary],
     ['class', `${record.sideEffectClass} (${record.retryPermission}, ${record.spendability})`],
     ['scope', scope === '' ? '-' : scope],
@@ -90,6 +111,15 @@ export function printRecord(out: Output, record: TransitionRecord, now: number):
     ['created', time(record.createdAt)],
     ['updated', time(record.updatedAt)],
   ];
+  const [first = '', ...verdicts] = decisionLines(record.decision);
+  fields.splice(
+    fields.findIndex(([label]) => label === 'error'),
+    0,
+    ['decision', first],
+  );
   const width = Math.max(...fields.map(([label]) => label.length));
-  for (const [label, value] of fields) out.line(`${out.dim(label.padEnd(width))}  ${value}`);
+  for (const [label, value] of fields) {
+    out.line(`${out.dim(label.padEnd(width))}  ${value}`);
+    if (label === 'decision') for (const line of verdicts) out.line(`${' '.repeat(width)}    ${line}`);
+  }
 }

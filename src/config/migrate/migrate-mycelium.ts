@@ -57,6 +57,13 @@ export interface MigrateOptions {
   readonly schemaRef?: string;
 }
 
+/**
+ * The decision protocol itself carries over with no key (it is always on, as in mycelium-runtime):
+ * what is missing is these checks, whose verdicts it would record.
+ */
+const DECISION =
+  'the decision protocol is on for every ledgered call and records the verdicts of the checks hyphae runs (see docs/ledger.md)';
+
 const SECTION_REASONS: Readonly<Record<string, string>> = {
   loop_guard: 'loops are caught per run by `fuses.loop`',
   budget: 'spend is capped per run by `fuses.budget` (it prices model calls: set `price` or `prices`)',
@@ -64,10 +71,10 @@ const SECTION_REASONS: Readonly<Record<string, string>> = {
   scope_guard: 'granted scopes are `fuses.permission`',
   completion: 'completion contracts are not supported by hyphae yet',
   state_authority: 'state authority checks are not supported by hyphae yet',
-  entity_guard: 'entity guards are not supported by hyphae yet; `bounded.entity_pattern` checks entity ids',
-  destructive_confirm: 'destructive-action confirmation is not supported by hyphae yet',
-  use_time_currency: 'use-time currency checks are not supported by hyphae yet',
-  authority_window: 'authority windows are not supported by hyphae yet',
+  entity_guard: `entity guards are not supported by hyphae yet; \`bounded.entity_pattern\` checks entity ids; ${DECISION}`,
+  destructive_confirm: `destructive-action confirmation is not supported by hyphae yet; ${DECISION}`,
+  use_time_currency: `use-time currency checks are not supported by hyphae yet; ${DECISION}`,
+  authority_window: `authority windows are not supported by hyphae yet; ${DECISION}`,
   outcomes: 'outcome emission is the ledger’s `onEvent` and its receipts',
   integrations: 'framework integrations are the adapters (`hyphae/langchain`, …), chosen in code',
 };

@@ -2,12 +2,13 @@
  * A transition's page: its facts, one timeline, its receipts with the chain's verdict, and the
  * operator actions (each leads to a confirm step first).
  */
+import { effectStateOf } from '../../ledger/decision.js';
 import type { Receipt } from '../../ledger/receipts/receipt.js';
 import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { ActionKind } from '../actions.js';
 import { shownOutcome } from '../queries.js';
 import type { ChainView } from '../receipt-chain.js';
-import { buildTimeline } from '../timeline.js';
+import { buildTimeline, type TimelineEntry } from '../timeline.js';
 import { type Html, html } from './html.js';
 import { isoTime, outcomeBadge } from './layout.js';
 import { chainVerdict, receiptTable } from './receipts.js';
@@ -32,6 +33,15 @@ function facts(record: TransitionRecord, ledger: string, now: number): Html {
     ['Ledger', ledger],
     ['Tool', `${record.tool} (${record.kind})`],
     ['Outcome', outcomeBadge(shownOutcome(record, now))],
+    ['Effect state', html`<span class="effect" data-effect="${effectStateOf(record)}">${effectStateOf(record)}</span>`],
+    [
+      'Decision',
+      record.decision === undefined
+        ? 'none recorded (written before the decision protocol)'
+        : record.decision.allowed
+          ? 'allowed'
+          : `denied: ${record.decision.deniedReasons.join('; ')}`,
+    ],
     ['Side-effect class', `${record.sideEffectClass} · ${record.retryPermission} · ${record.spendability}`],
     ['Boundary', record.boundary],
     ['Owner / fence', `${record.owner ?? 'none'} / fence ${record.fence}`],
@@ -75,6 +85,14 @@ ${view.record.outcome === 'IN_FLIGHT' ? actionForm(key, view.csrf, 'mark_dead', 
 </div>`;
 }
 
+function verdictList(entry: TimelineEntry): Html | string {
+  if (entry.verdicts === undefined) return '';
+  return html`<ul class="verdicts">${entry.verdicts.map(
+    (v) =>
+      html`<li data-check="${v.check}" data-verdict="${v.verdict}"><span class="verdict v-${v.verdict}">${v.verdict}</span> <code>${v.check}</code>${v.reason === undefined ? '' : html` <span class="note">${v.reason}</span>`}</li>`,
+  )}</ul>`;
+}
+
 /** The transition page's content. */
 export function transitionContent(view: TransitionView, message: Html | undefined): Html {
   const timeline = buildTimeline(view.record, view.receipts, view.now);
@@ -83,7 +101,7 @@ export function transitionContent(view: TransitionView, message: Html | undefine
 <div class="grid"><section class="card"><h2>Facts</h2>${facts(view.record, view.ledger, view.now)}</section>
 <section class="card"><h2>Timeline</h2><ol class="timeline">${timeline.map(
     (entry) =>
-      html`<li class="k-${entry.kind}"><time>${isoTime(entry.at)}</time><strong>${entry.title}</strong><br><span class="note">${entry.detail}</span></li>`,
+      html`<li class="k-${entry.kind}"><time>${isoTime(entry.at)}</time><strong>${entry.title}</strong><br><span class="note">${entry.detail}</span>${verdictList(entry)}</li>`,
   )}</ol><p class="note">Built from the record's times and the receipts on the chain.</p></section></div>
 <section class="card"><h2>Receipts</h2>${
     view.chain === undefined

@@ -70,6 +70,11 @@ export interface ReceiptDraft {
   /** When the event happened (ISO 8601, from the ledger's clock). */
   readonly timestamp: string;
   readonly error?: ReceiptError;
+  /**
+   * SHA-256 of the canonical JSON of the decision that let the attempt run (`decisionDigest`), on
+   * the receipt of an outcome whose record carries one; absent on receipts written before it.
+   */
+  readonly decisionHash?: string;
   /** Set on release receipts. */
   readonly operator?: ReceiptOperator;
 }
@@ -184,6 +189,8 @@ export function receiptShapeProblem(value: unknown): string | null {
     if (!isString(r.outcome) || !OUTCOMES.has(r.outcome)) return `unknown \`outcome\` \`${String(r.outcome)}\``;
     if (!isHashOrNull(r.outputsHash)) return '`outputsHash` is not a SHA-256 hex digest or null';
     if (!isString(r.timestamp) || Number.isNaN(Date.parse(r.timestamp))) return '`timestamp` is not an ISO 8601 time';
+    if (r.decisionHash !== undefined && !(isString(r.decisionHash) && HEX64.test(r.decisionHash)))
+      return '`decisionHash` is not a SHA-256 hex digest';
     return checkError(r.error) ?? checkOperator(r.operator);
   } catch (cause) {
     return unreadableArgument('receiptShapeProblem', 'value', cause);

@@ -13,6 +13,7 @@
  */
 import { fingerprint } from '../../core/fingerprint.js';
 import { InvalidArgumentError, recordArgument, unreadableArgument } from '../../invalid-argument.js';
+import { decisionDigest } from '../decision.js';
 import type { Outcome } from '../envelope.js';
 import type { JsonValue, RecordedError, TransitionRecord } from '../transition-record.js';
 import {
@@ -116,6 +117,7 @@ export function draftFor(record: TransitionRecord, debt: OwedReceipt): ReceiptDr
         outputsHash: outputsHash(record.result),
         timestamp: iso(record.completedAt ?? record.updatedAt),
         ...receiptError(record.error),
+        ...(record.decision === undefined ? {} : { decisionHash: decisionDigest(record.decision) }),
       };
     case 'release': {
       const release = record.operatorResolution;

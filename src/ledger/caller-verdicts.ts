@@ -1,0 +1,62 @@
+/**
+ * The verdicts a caller hands the ledger with a call (`CallOptions.verdicts`), read before
+ * anything is claimed, and the ledger's own verdict that closes every decision.
+ */
+import { GuardError, LedgerError } from '../errors.js';
+import { CheckVerdict, composeDecision, type DecisionVerdict, type TransitionDecision } from './decision.js';
+
+/** A call whose caller's checks denied it: nothing was claimed and the body did not run. */
+export class LedgerDecisionDeniedError extends LedgerError {
+  readonly tool: string;
+  readonly decision: TransitionDecision;
+
+  constructor(tool: string, decision: TransitionDecision) {
+    super(`The call to \`${tool}\` was NOT executed: its checks denied it (${decision.deniedReasons.join('; ')})`, {
+      code: 'decision_denied',
+      llmMessage: `The call to \`${tool}\` was NOT executed: it was refused by a check. Do not retry it as it is`,
+    });
+    this.tool = tool;
+    this.decision = decision;
+  }
+}
+
+/**
+ * The caller's verdicts of one call, checked and copied: an array of `{ check, verdict, reason? }`.
+ * A malformed list is an `invalid_option`; a denying verdict is a {@link LedgerDecisionDeniedError}.
+ */
+export function readCallerVerdicts(tool: string, value: unknown): readonly DecisionVerdict[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    throw new GuardError('invalid_option', `Tool \`${tool}\`: \`verdicts\` must be an array of check verdicts`);
+  const verdicts = value.map((item: unknown, index): DecisionVerdict => {
+    const v = item as Partial<DecisionVerdict> | null;
+    const known = v?.verdict === CheckVerdict.allow || v?.verdict === CheckVerdict.deny;
+    if (v === null || typeof v !== 'object' || typeof v.check !== 'string' || v.check === '' || !known)
+      throw new GuardError(
+        'invalid_option',
+        `Tool \`${tool}\`: \`verdicts[${index}]\` must be \`{ check, verdict: 'allow' | 'deny', reason? }\``,
+      );
+    return typeof v.reason === 'string'
+      ? { check: v.check, verdict: v.verdict as CheckVerdict, reason: v.reason }
+      : { check: v.check, verdict: v.verdict as CheckVerdict };
+  });
+  const decision = composeDecision(verdicts);
+  if (!decision.allowed) throw new LedgerDecisionDeniedError(tool, decision);
+  return verdicts;
+}
+
+/**
+ * The decision a claim written at `at` carries: the caller's verdicts, then the ledger's own,
+ * which names the claim.
+ */
+export function claimDecision(
+  callerVerdicts: readonly DecisionVerdict[],
+  claim: string,
+  at: number,
+): TransitionDecision {
+  const decision = composeDecision([
+    ...callerVerdicts,
+    { check: 'ledger', verdict: CheckVerdict.allow, reason: claim },
+  ]);
+  return Object.freeze({ ...decision, at });
+}
