@@ -6,6 +6,7 @@
  * attempt it authorised: the body of an attempt runs only after both are durable.
  */
 import { fingerprint } from '../core/fingerprint.js';
+import { arrayArgument, recordArgument, unreadableArgument } from '../invalid-argument.js';
 import type { TransitionRecord } from './transition-record.js';
 
 /** What one check said about a call. */
@@ -91,6 +92,7 @@ function boundedVerdict(verdict: DecisionVerdict): DecisionVerdict {
  * decision.deniedReasons; // ['nobody approved `send_payment`']
  */
 export function composeDecision(verdicts: readonly DecisionVerdict[]): TransitionDecision {
+  arrayArgument('composeDecision', 'verdicts', verdicts);
   let kept = verdicts.map(boundedVerdict);
   if (kept.length > MAX_DECISION_VERDICTS) {
     const dropped = kept.slice(MAX_DECISION_VERDICTS - 1);
@@ -114,26 +116,30 @@ export function composeDecision(verdicts: readonly DecisionVerdict[]): Transitio
 
 /** Why a stored decision is not one, or null when it is. */
 export function decisionShapeProblem(value: unknown): string | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
-  const d = value as Partial<Record<keyof TransitionDecision, unknown>>;
-  if (typeof d.allowed !== 'boolean') return '`allowed` is not a boolean';
-  if (!Array.isArray(d.verdicts)) return '`verdicts` is not an array';
-  if (!Array.isArray(d.deniedReasons) || d.deniedReasons.some((reason) => typeof reason !== 'string'))
-    return '`deniedReasons` is not an array of strings';
-  let denies = false;
-  for (const item of d.verdicts as unknown[]) {
-    const v = item as Partial<Record<keyof DecisionVerdict, unknown>> | null;
-    if (v === null || typeof v !== 'object' || typeof v.check !== 'string' || v.check === '')
-      return 'a verdict has no `check`';
-    if (v.verdict !== CheckVerdict.allow && v.verdict !== CheckVerdict.deny)
-      return `check \`${v.check}\` has no known \`verdict\``;
-    if (v.reason !== undefined && typeof v.reason !== 'string')
-      return `check \`${v.check}\` has a reason that is not text`;
-    if (v.verdict === CheckVerdict.deny) denies = true;
+  try {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
+    const d = value as Partial<Record<keyof TransitionDecision, unknown>>;
+    if (typeof d.allowed !== 'boolean') return '`allowed` is not a boolean';
+    if (!Array.isArray(d.verdicts)) return '`verdicts` is not an array';
+    if (!Array.isArray(d.deniedReasons) || d.deniedReasons.some((reason) => typeof reason !== 'string'))
+      return '`deniedReasons` is not an array of strings';
+    let denies = false;
+    for (const item of d.verdicts as unknown[]) {
+      const v = item as Partial<Record<keyof DecisionVerdict, unknown>> | null;
+      if (v === null || typeof v !== 'object' || typeof v.check !== 'string' || v.check === '')
+        return 'a verdict has no `check`';
+      if (v.verdict !== CheckVerdict.allow && v.verdict !== CheckVerdict.deny)
+        return `check \`${v.check}\` has no known \`verdict\``;
+      if (v.reason !== undefined && typeof v.reason !== 'string')
+        return `check \`${v.check}\` has a reason that is not text`;
+      if (v.verdict === CheckVerdict.deny) denies = true;
+    }
+    if (d.allowed === denies) return '`allowed` disagrees with the verdicts';
+    if (d.at !== undefined && (typeof d.at !== 'number' || !Number.isFinite(d.at))) return '`at` is not a time';
+    return null;
+  } catch (cause) {
+    return unreadableArgument('decisionShapeProblem', 'value', cause);
   }
-  if (d.allowed === denies) return '`allowed` disagrees with the verdicts';
-  if (d.at !== undefined && (typeof d.at !== 'number' || !Number.isFinite(d.at))) return '`at` is not a time';
-  return null;
 }
 
 /**
@@ -160,6 +166,7 @@ export function decisionShapeProblem(value: unknown): string | null {
 export function effectStateOf(
   record: Pick<TransitionRecord, 'outcome' | 'boundary'> & { readonly decision?: TransitionDecision | null },
 ): EffectState {
+  recordArgument('effectStateOf', 'record', record, ['outcome', 'boundary', 'decision']);
   const crossedMaybe = record.boundary === 'maybe_crossed' || record.boundary === 'crossed';
   switch (record.outcome) {
     case 'COMPLETED':
