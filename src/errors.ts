@@ -25,6 +25,26 @@ export class GuardError extends Error {
   }
 }
 
+/**
+ * An option that cannot work: a negative lease, an unknown mode, a missing storage. Every factory
+ * and driver raises this one class (code `invalid_option`) for a bad option; `option` is its path
+ * (`leaseTtlMs`, `limits.maxSteps`, `tools[2].name`).
+ *
+ * @example
+ * try { createLedger({ storage, agentId: 'a', policyVersion: '1', leaseTtlMs: Number.NaN }); } catch (error) {
+ *   if (error instanceof InvalidOptionError) console.log(error.option); // 'leaseTtlMs'
+ * }
+ */
+export class InvalidOptionError extends GuardError {
+  /** The path of the offending option, e.g. `leaseTtlMs` or `limits.maxSteps`. */
+  readonly option: string;
+
+  constructor(option: string, message: string, options: GuardErrorOptions = {}) {
+    super('invalid_option', message, options);
+    this.option = option;
+  }
+}
+
 /** A value that cannot be represented as JSON (NaN, a function, a cycle, a class instance). */
 export class CanonicalJsonError extends GuardError {
   readonly path: string;

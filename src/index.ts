@@ -103,7 +103,7 @@ export {
 export type { PrepareMessagesEvent } from './config/prepare-messages.js';
 export { CONSEQUENTIAL_CLASSES } from './config/rules.js';
 export type { ConfigRun, ConfigRunScope } from './config/run-context.js';
-export { MAX_DURATION_MS, parseDuration } from './config/schema/common-nodes.js';
+export { parseDuration } from './config/schema/common-nodes.js';
 export { configJsonSchema, DEFAULT_LEASE_TTL_MS, SCHEMA_FILE_NAME } from './config/schema/config-node.js';
 export type { JsonSchema } from './config/schema/nodes.js';
 export type {
@@ -217,6 +217,7 @@ export {
   CanonicalJsonError,
   GuardError,
   type GuardErrorOptions,
+  InvalidOptionError,
   LedgerAlreadyResolvedError,
   LedgerError,
   LedgerFencedError,
@@ -312,6 +313,7 @@ export {
   type FuseVerdict,
 } from './fuses/verdict.js';
 export { InvalidArgumentError } from './invalid-argument.js';
+export { MAX_DURATION_MS } from './option-checks.js';
 export {
   markCrossed,
   markMaybeCrossed,

@@ -3,11 +3,12 @@
  * through (DESIGN principle 3, "One pipeline, many front doors").
  */
 import type { RepairTranscriptOptions } from '../context/transcript/repair.js';
-import { GuardError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
 import type { BudgetBooking, ModelReservation } from '../fuses/budget.js';
 import type { FuseBox } from '../fuses/fuse-box.js';
 import type { LedgerScope } from '../ledger/transition-record.js';
 import type { Ledger } from '../ledger/types.js';
+import { integerOption } from '../option-checks.js';
 import { createGuardRun, type PipelineContext } from './shared/guard-run.js';
 import { compileToolPlan, type GuardedToolSpec, type ToolPlan } from './shared/tool-plan.js';
 import type {
@@ -162,10 +163,7 @@ export function createGuardPipeline(options: GuardPipelineOptions = {}): GuardPi
     plans.set(name, plan);
   }
   const terminalFuses: ReadonlySet<string> = new Set(options.terminalFuses ?? []);
-  const defaultMaxOutputTokens = options.defaultMaxOutputTokens ?? 4096;
-  if (!Number.isSafeInteger(defaultMaxOutputTokens) || defaultMaxOutputTokens <= 0) {
-    throw new GuardError('invalid_option', `\`defaultMaxOutputTokens\` must be a positive integer`);
-  }
+  const defaultMaxOutputTokens = integerOption('defaultMaxOutputTokens', options.defaultMaxOutputTokens ?? 4096);
   const runs = new Map<string, GuardRun>();
 
   function planFor(name: string): ToolPlan {
@@ -217,7 +215,7 @@ export function createGuardPipeline(options: GuardPipelineOptions = {}): GuardPi
 /** The pipeline itself, or one built from its options: what every adapter accepts as `guards`. */
 export function toGuardPipeline(guards: GuardPipeline | GuardPipelineOptions): GuardPipeline {
   if (typeof guards !== 'object' || guards === null) {
-    throw new GuardError('invalid_option', '`guards` must be a guard pipeline or its options');
+    throw new InvalidOptionError('guards', '`guards` must be a guard pipeline or its options');
   }
   return 'forRun' in guards && typeof guards.forRun === 'function'
     ? guards

@@ -111,11 +111,6 @@ export function guarded(fuse: string, operation: string, subject: string, fn: ()
   }
 }
 
-/** Backticked, comma-separated names: `` `a`, `b` ``. */
-export function listNames(names: readonly string[]): string {
-  return names.length === 0 ? 'none' : names.map((name) => `\`${name}\``).join(', ');
-}
-
 /** Join non-empty sentences with `. `, without a trailing period (house style for messages). */
 export function sentences(...parts: readonly string[]): string {
   return parts.filter((part) => part.length > 0).join('. ');

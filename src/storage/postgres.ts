@@ -2,7 +2,7 @@
  * PostgreSQL ledger storage (`hyphae/postgres`): `INSERT … ON CONFLICT` and `UPDATE … WHERE version`.
  */
 import { randomUUID } from 'node:crypto';
-import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
+import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
 import type {
   CreateResult,
   LedgerIdentity,
@@ -73,16 +73,17 @@ const NEEDS =
 
 /** The connection an option names, checked before anything is sent through it. */
 function connectionOf(connection: PostgresConnectionOptions): PgConnection {
-  if (typeof connection !== 'object' || connection === null) throw new GuardError('invalid_option', NEEDS);
+  if (typeof connection !== 'object' || connection === null) throw new InvalidOptionError('connection', NEEDS);
   if ('pool' in connection) {
     const pool = connection.pool as Partial<PgPoolLike> | null;
     if (typeof pool?.query !== 'function' || typeof pool.end !== 'function') {
-      throw new GuardError('invalid_option', `${NEEDS}; its \`pool\` has no \`query\` or \`end\``);
+      throw new InvalidOptionError('pool', `${NEEDS}; its \`pool\` has no \`query\` or \`end\``);
     }
     return borrowedPool(connection.pool);
   }
   const { connectionString } = connection as { connectionString?: unknown };
-  if (typeof connectionString !== 'string' || connectionString === '') throw new GuardError('invalid_option', NEEDS);
+  if (typeof connectionString !== 'string' || connectionString === '')
+    throw new InvalidOptionError('connectionString', NEEDS);
   return ownedPool(connectionString);
 }
 

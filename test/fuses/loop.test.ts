@@ -211,7 +211,7 @@ describe('loopFuse: construction and memory', () => {
     })();
 
     expect(error).toBeInstanceOf(FuseConfigError);
-    expect((error as FuseConfigError).code).toBe('fuse_config_invalid');
+    expect((error as FuseConfigError).code).toBe('invalid_option');
     expect((error as FuseConfigError).option).toBe(option);
   });
 

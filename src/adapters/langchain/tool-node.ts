@@ -4,7 +4,7 @@
  */
 import { Command, END } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import { guardDirectCall, guardToolCall, type LangChainCall } from './guard-tool-call.js';
 import { isObject } from './messages.js';
 import { type RunRegistry, registryOf, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
@@ -139,7 +139,7 @@ export function guardToolNode(
 
 function nodeName(option: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') {
-    throw new GuardError('invalid_option', `\`${option}\` must name a node (or \`__end__\`), got \`${String(value)}\``);
+    throw new InvalidOptionError(option, `\`${option}\` must name a node (or \`__end__\`), got \`${String(value)}\``);
   }
   return value;
 }

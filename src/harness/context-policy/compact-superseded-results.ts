@@ -5,7 +5,7 @@
  * compacted record's evidence ref so it stays retrievable.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import { HarnessConfigError } from '../errors.js';
+import { integerOption } from '../../option-checks.js';
 import type { ModelMessage, ToolResultMessage } from '../models/types.js';
 import { COMMIT_RENDER } from '../tools/commit-render.js';
 import { RENDER_DESIGN } from '../tools/render-design.js';
@@ -77,10 +77,7 @@ function hasHighFinding(review: unknown, high: ReadonlySet<string>): boolean {
  * createPatchHarness({ designSpec, mainModel, contextPolicy: compactSupersededResults({ authorizationTools: ['check_approval'] }) });
  */
 export function compactSupersededResults(options: CompactSupersededResultsOptions = {}): ModelContextPolicy {
-  const after = options.afterModelCalls ?? 3;
-  if (!Number.isSafeInteger(after) || after < 1) {
-    throw new HarnessConfigError('afterModelCalls', `expected an integer of at least 1, got \`${String(after)}\``);
-  }
+  const after = integerOption('afterModelCalls', options.afterModelCalls ?? 3);
   const authorization = new Set(options.authorizationTools ?? []);
   const high = new Set((options.highSeverities ?? ['high', 'critical']).map((severity) => severity.toLowerCase()));
   return {

@@ -3,7 +3,7 @@
  * calls, keeping their evidence refs so they stay retrievable.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import { HarnessConfigError } from '../errors.js';
+import { integerOption } from '../../option-checks.js';
 import type { ModelMessage, ToolResultMessage } from '../models/types.js';
 import type { ModelContextPolicy } from './context-policy.js';
 
@@ -32,10 +32,7 @@ function compacted(message: ToolResultMessage): ToolResultMessage {
  * createPatchHarness({ designSpec, mainModel, contextPolicy: compactToolResults({ afterModelCalls: 5 }) });
  */
 export function compactToolResults(options: CompactToolResultsOptions = {}): ModelContextPolicy {
-  const after = options.afterModelCalls ?? 3;
-  if (!Number.isSafeInteger(after) || after < 1) {
-    throw new HarnessConfigError('afterModelCalls', `expected an integer of at least 1, got \`${String(after)}\``);
-  }
+  const after = integerOption('afterModelCalls', options.afterModelCalls ?? 3);
   return {
     name: 'compact-tool-results',
     apply(messages) {

@@ -10,7 +10,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
-import { LedgerStorageUnavailableError } from '../../errors.js';
+import { InvalidOptionError, LedgerStorageUnavailableError } from '../../errors.js';
 import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
 import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
@@ -122,7 +122,8 @@ export function createSqliteReceiptSink(
 ): SqliteReceiptSink {
   const prefix = settings.tablePrefix ?? 'hyphae_';
   if (!PREFIX.test(prefix)) {
-    throw new RangeError(
+    throw new InvalidOptionError(
+      'tablePrefix',
       `Table prefix \`${prefix}\` must be letters, digits and underscores, not starting with a digit`,
     );
   }

@@ -8,8 +8,8 @@
  * choice up to the depth bound (and seeded random choices past it), then backtracks to the deepest
  * branching point with an untried choice. The same options and seed explore the same schedules.
  */
-import { GuardError } from '../../errors.js';
 import type { SideEffectClass } from '../../ledger/envelope.js';
+import { integerOption } from '../../option-checks.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { formatAnomalies, type HistoryAnomaly } from '../history/check-history.js';
 import { type ExploreFaults, runSchedule, type ScheduleRun, type ScheduleSetup } from './run-schedule.js';
@@ -63,10 +63,7 @@ export interface ExploreReport {
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min)
-    throw new GuardError('invalid_option', `\`${name}\` must be an integer of at least ${min}, got \`${value}\``);
-  return value;
+  return value === undefined ? fallback : integerOption(name, value, min);
 }
 
 /** A small seeded generator (mulberry32): reproducible across runs and platforms. */
