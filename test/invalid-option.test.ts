@@ -30,7 +30,7 @@ import { ScriptedMainModel } from './harness/helpers/scripted-main-model.js';
 
 const storage = createMemoryStorage();
 const ledgerBase = { storage, agentId: 'a', policyVersion: '1' };
-const pool = { query: async () => ({ rows: [] }), end: async () => undefined };
+const pool = { query: async () => ({ rows: [], rowCount: 0 }), end: async () => undefined };
 const harnessBase = { designSpec: posterSpec, mainModel: new ScriptedMainModel([]) };
 
 /** [what is called, the call, the option path the error must name]. */
