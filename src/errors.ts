@@ -4,7 +4,7 @@
  * Errors that a model may read (a refused or conflicting tool call) also carry `llmMessage`,
  * written for the model rather than for the operator.
  */
-import type { TransitionRecord } from './ledger/transition-record.js';
+import type { TransitionRecord } from './storage/transition-record.js';
 
 /** Options accepted by every hyphae error. */
 export interface GuardErrorOptions {

@@ -313,7 +313,6 @@ export {
   type FuseVerdict,
 } from './fuses/verdict.js';
 export { InvalidArgumentError } from './invalid-argument.js';
-export { MAX_DURATION_MS } from './option-checks.js';
 export {
   markCrossed,
   markMaybeCrossed,
@@ -322,19 +321,6 @@ export {
   sideEffect,
 } from './ledger/boundary-markers.js';
 export { createLedger } from './ledger/create-ledger.js';
-export {
-  advanceBoundary,
-  Boundary,
-  CLASS_DEFAULTS,
-  type ClassDefaults,
-  Gate,
-  Outcome,
-  RetryPermission,
-  resolveSideEffectClass,
-  SIDE_EFFECT_CLASS_ALIASES,
-  SideEffectClass,
-  Spendability,
-} from './ledger/envelope.js';
 export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './ledger/receipts/errors.js';
 export {
   createJsonlReceiptSink,
@@ -417,14 +403,6 @@ export {
   transitionKey,
 } from './ledger/transition-key.js';
 export type {
-  JsonValue,
-  LedgerScope,
-  OperatorResolution,
-  RecordedError,
-  RecordKind,
-  TransitionRecord,
-} from './ledger/transition-record.js';
-export type {
   ArgsDriftPolicy,
   AuditInput,
   CallOptions,
@@ -445,6 +423,20 @@ export type {
   ToolSpec,
   WaitOptions,
 } from './ledger/types.js';
+export { MAX_DURATION_MS } from './option-checks.js';
+export {
+  advanceBoundary,
+  Boundary,
+  CLASS_DEFAULTS,
+  type ClassDefaults,
+  Gate,
+  Outcome,
+  RetryPermission,
+  resolveSideEffectClass,
+  SIDE_EFFECT_CLASS_ALIASES,
+  SideEffectClass,
+  Spendability,
+} from './storage/envelope.js';
 export type {
   CreateResult,
   LedgerIdentity,
@@ -462,3 +454,11 @@ export {
   type SnapshotInput,
   type SnapshotStorage,
 } from './storage/snapshot-storage.js';
+export type {
+  JsonValue,
+  LedgerScope,
+  OperatorResolution,
+  RecordedError,
+  RecordKind,
+  TransitionRecord,
+} from './storage/transition-record.js';

@@ -6,9 +6,9 @@ import type { RepairTranscriptOptions } from '../context/transcript/repair.js';
 import { InvalidOptionError } from '../errors.js';
 import type { BudgetBooking, ModelReservation } from '../fuses/budget.js';
 import type { FuseBox } from '../fuses/fuse-box.js';
-import type { LedgerScope } from '../ledger/transition-record.js';
 import type { Ledger } from '../ledger/types.js';
 import { integerOption } from '../option-checks.js';
+import type { LedgerScope } from '../storage/transition-record.js';
 import { createGuardRun, type PipelineContext } from './shared/guard-run.js';
 import { compileToolPlan, type GuardedToolSpec, type ToolPlan } from './shared/tool-plan.js';
 import type {

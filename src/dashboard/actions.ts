@@ -5,7 +5,7 @@
  * own message when the ledger refuses.
  */
 import { GuardError } from '../errors.js';
-import type { JsonValue, TransitionRecord } from '../ledger/transition-record.js';
+import type { JsonValue, TransitionRecord } from '../storage/transition-record.js';
 import type { NamedLedger } from './queries.js';
 
 /** The actions a form can ask for. */

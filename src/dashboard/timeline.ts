@@ -7,7 +7,7 @@
  * last write) and from the receipts on the chain, each of which is a signed event of its own.
  */
 import type { Receipt } from '../ledger/receipts/receipt.js';
-import type { TransitionRecord } from '../ledger/transition-record.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { shownOutcome } from './queries.js';
 
 /** One entry of the timeline. */

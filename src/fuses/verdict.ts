@@ -1,7 +1,7 @@
 /**
  * Fuse verdicts: every fuse answers with a plain, JSON-serialisable verdict and never throws.
  */
-import type { JsonValue } from '../ledger/transition-record.js';
+import type { JsonValue } from '../storage/transition-record.js';
 
 /** Names of the built-in fuses; a verdict's `fuse` may also carry a custom fuse's name. */
 export const FuseName = {

@@ -3,12 +3,12 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
 import type { PreparedCall } from './prepare-call.js';
 import { settleBeforeReplacing } from './receipts/ledger-receipts.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import { withoutResult } from './stored-result.js';
-import type { TransitionRecord } from './transition-record.js';
 import { announceChange } from './transition-watch.js';
 import type { CallOptions, LedgerEvent, LedgerLogger, Reconciler } from './types.js';
 

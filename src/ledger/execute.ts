@@ -9,6 +9,7 @@ import {
   LedgerStorageCorruptError,
 } from '../errors.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
 import {
   type Body,
@@ -24,7 +25,6 @@ import { resolveGate } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
 import { checkStorageHazards } from './storage-hazards.js';
 import { readStoredResult } from './stored-result.js';
-import type { TransitionRecord } from './transition-record.js';
 import { type TransitionWatch, watchTransition } from './transition-watch.js';
 import type { CallOptions } from './types.js';
 

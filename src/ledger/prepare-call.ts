@@ -10,7 +10,8 @@ import {
   resolveSideEffectClass,
   type SideEffectClass,
   type Spendability,
-} from './envelope.js';
+} from '../storage/envelope.js';
+import type { LedgerScope, RecordKind } from '../storage/transition-record.js';
 import { reconcilerOf } from './reconciler-of.js';
 import type { GateAttempt } from './resolve-gate.js';
 import {
@@ -20,7 +21,6 @@ import {
   ticketKey,
   transitionKeyTemplate,
 } from './transition-key.js';
-import type { LedgerScope, RecordKind } from './transition-record.js';
 import type { ArgsDriftPolicy, CallOptions, Reconciler, TaskSpec, ToolIdentity, ToolSpec } from './types.js';
 
 /** A spec with its defaults resolved and frozen. */

@@ -10,7 +10,7 @@ import {
   ToolRegistryError,
 } from '../../src/boundary/index.js';
 import { GuardError } from '../../src/errors.js';
-import type { SideEffectClass } from '../../src/ledger/envelope.js';
+import type { SideEffectClass } from '../../src/storage/envelope.js';
 
 function runnerWith(tool: AnyBoundedTool, limits: { maxToolRetries?: number } = {}) {
   const registry = createToolRegistry({ allowed: [tool.toolName] });

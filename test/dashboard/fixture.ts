@@ -11,9 +11,9 @@ import { createLedger, recordExternalOperation, sideEffect } from '../../src/ind
 import { createMemoryReceiptSink } from '../../src/ledger/receipts/memory-sink.js';
 import type { ReceiptSink } from '../../src/ledger/receipts/receipt-sink.js';
 import { createHmacSigner } from '../../src/ledger/receipts/signers.js';
-import type { TransitionRecord } from '../../src/ledger/transition-record.js';
 import type { Ledger } from '../../src/ledger/types.js';
 import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
+import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 
 /** The ledger, its receipts and the records the tests act on. */

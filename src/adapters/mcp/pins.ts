@@ -7,8 +7,8 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { GuardError } from '../../errors.js';
-import type { JsonValue, TransitionRecord } from '../../ledger/transition-record.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import type { JsonValue, TransitionRecord } from '../../storage/transition-record.js';
 import type { McpToolDefinition } from './types.js';
 
 /** The tool name of pin records. */

@@ -9,8 +9,8 @@ import type { FuseRun } from '../../fuses/run-box.js';
 import { toolCallSignature } from '../../fuses/tool-fuse.js';
 import type { FuseVerdict } from '../../fuses/verdict.js';
 import { markCrossed } from '../../ledger/boundary-markers.js';
-import type { LedgerScope } from '../../ledger/transition-record.js';
 import type { CallOptions, Ledger } from '../../ledger/types.js';
+import type { LedgerScope } from '../../storage/transition-record.js';
 import {
   classifyError,
   describeError,

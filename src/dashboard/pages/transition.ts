@@ -3,7 +3,7 @@
  * operator actions (each leads to a confirm step first).
  */
 import type { Receipt } from '../../ledger/receipts/receipt.js';
-import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ActionKind } from '../actions.js';
 import { shownOutcome } from '../queries.js';
 import type { ChainView } from '../receipt-chain.js';

@@ -2,7 +2,7 @@
  * RFC 6902 JSON Patch, bounded: every operation, every limit, inputs never written.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import type { JsonValue } from '../../ledger/transition-record.js';
+import type { JsonValue } from '../../storage/transition-record.js';
 import { jsonEquals } from './json-equals.js';
 import { JsonPatchError } from './json-patch-error.js';
 import { type JsonPatchLimits, resolveJsonPatchLimits } from './json-patch-limits.js';

@@ -1,7 +1,7 @@
 /**
  * RFC 6901 JSON Pointers: parse, format, resolve.
  */
-import type { JsonValue } from '../../ledger/transition-record.js';
+import type { JsonValue } from '../../storage/transition-record.js';
 import { JsonPatchError } from './json-patch-error.js';
 
 /** A pointer that failed to parse: the reason, for the caller to wrap with its own context. */

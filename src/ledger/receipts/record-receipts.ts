@@ -12,8 +12,8 @@
  * sink's id check keeps a second copy off the chain.
  */
 import { fingerprint } from '../../core/fingerprint.js';
-import type { Outcome } from '../envelope.js';
-import type { JsonValue, RecordedError, TransitionRecord } from '../transition-record.js';
+import type { Outcome } from '../../storage/envelope.js';
+import type { JsonValue, RecordedError, TransitionRecord } from '../../storage/transition-record.js';
 import {
   type ReceiptDraft,
   type ReceiptError,

@@ -8,8 +8,9 @@
  * choice up to the depth bound (and seeded random choices past it), then backtracks to the deepest
  * branching point with an untried choice. The same options and seed explore the same schedules.
  */
-import type { SideEffectClass } from '../../ledger/envelope.js';
+
 import { integerOption } from '../../option-checks.js';
+import type { SideEffectClass } from '../../storage/envelope.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { formatAnomalies, type HistoryAnomaly } from '../history/check-history.js';
 import { type ExploreFaults, runSchedule, type ScheduleRun, type ScheduleSetup } from './run-schedule.js';

@@ -2,7 +2,7 @@
  * A valid transition record for tests, with a fresh random key and ticket.
  */
 import { randomBytes } from 'node:crypto';
-import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 
 /** 2026-01-01T00:00:00Z: the fixed clock of test records. */
 const TEST_EPOCH_MS = 1_767_225_600_000;
