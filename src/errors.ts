@@ -4,26 +4,10 @@
  * Errors that a model may read (a refused or conflicting tool call) also carry `llmMessage`,
  * written for the model rather than for the operator.
  */
+import { GuardError, type GuardErrorOptions } from './core/guard-error.js';
 import type { TransitionRecord } from './storage/transition-record.js';
 
-/** Options accepted by every hyphae error. */
-export interface GuardErrorOptions {
-  readonly cause?: unknown;
-  readonly llmMessage?: string;
-}
-
-/** Base class of every hyphae error; `code` is stable across releases. */
-export class GuardError extends Error {
-  readonly code: string;
-  readonly llmMessage: string | undefined;
-
-  constructor(code: string, message: string, options: GuardErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.llmMessage = options.llmMessage;
-  }
-}
+export { CanonicalJsonError, GuardError, type GuardErrorOptions } from './core/guard-error.js';
 
 /**
  * An option that cannot work: a negative lease, an unknown mode, a missing storage. Every factory
@@ -42,16 +26,6 @@ export class InvalidOptionError extends GuardError {
   constructor(option: string, message: string, options: GuardErrorOptions = {}) {
     super('invalid_option', message, options);
     this.option = option;
-  }
-}
-
-/** A value that cannot be represented as JSON (NaN, a function, a cycle, a class instance). */
-export class CanonicalJsonError extends GuardError {
-  readonly path: string;
-
-  constructor(path: string, reason: string, options: GuardErrorOptions = {}) {
-    super('non_json_value', `Value at \`${path}\` is not JSON: ${reason}`, options);
-    this.path = path;
   }
 }
 

@@ -212,6 +212,7 @@ export type { CacheStats } from './context/ttl-cache.js';
 export { canonicalJson, MAX_JSON_DEPTH } from './core/canonical-json.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { fingerprint, sha256Hex } from './core/fingerprint.js';
+export type { JsonValue } from './core/json.js';
 export { type AsyncScope, createAsyncScope } from './core/scope.js';
 export {
   CanonicalJsonError,
@@ -395,6 +396,7 @@ export {
   resolveReadGate,
   resolveSideEffectGate,
 } from './ledger/resolve-gate.js';
+export { resolveSideEffectClass } from './ledger/resolve-side-effect-class.js';
 export {
   argsFingerprint,
   TRANSITION_KEY_SCHEMA,
@@ -432,7 +434,6 @@ export {
   Gate,
   Outcome,
   RetryPermission,
-  resolveSideEffectClass,
   SIDE_EFFECT_CLASS_ALIASES,
   SideEffectClass,
   Spendability,
@@ -455,7 +456,6 @@ export {
   type SnapshotStorage,
 } from './storage/snapshot-storage.js';
 export type {
-  JsonValue,
   LedgerScope,
   OperatorResolution,
   RecordedError,

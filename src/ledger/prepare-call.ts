@@ -4,16 +4,11 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint, sha256Hex } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
-import {
-  CLASS_DEFAULTS,
-  type RetryPermission,
-  resolveSideEffectClass,
-  type SideEffectClass,
-  type Spendability,
-} from '../storage/envelope.js';
+import { CLASS_DEFAULTS, type RetryPermission, type SideEffectClass, type Spendability } from '../storage/envelope.js';
 import type { LedgerScope, RecordKind } from '../storage/transition-record.js';
 import { reconcilerOf } from './reconciler-of.js';
 import type { GateAttempt } from './resolve-gate.js';
+import { resolveSideEffectClass } from './resolve-side-effect-class.js';
 import {
   argsFingerprint,
   normalizeScope,

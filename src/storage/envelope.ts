@@ -2,8 +2,6 @@
  * The ledger's vocabulary: side-effect classes, their retry and spend defaults, boundaries,
  * outcomes and gates. Status sets are `as const` objects with derived union types.
  */
-import { GuardError } from '../errors.js';
-
 /** How a tool touches the world. */
 export const SideEffectClass = {
   read: 'read',
@@ -128,21 +126,4 @@ export function isRetryPermission(value: unknown): value is RetryPermission {
 /** True for a known spendability. */
 export function isSpendability(value: unknown): value is Spendability {
   return isMember(Spendability, value);
-}
-
-/**
- * Resolve a class name or one of its configuration aliases.
- *
- * @example
- * resolveSideEffectClass('payment'); // 'non_idempotent_mutate'
- */
-export function resolveSideEffectClass(name: string): SideEffectClass {
-  if (isSideEffectClass(name)) return name;
-  const alias = Object.hasOwn(SIDE_EFFECT_CLASS_ALIASES, name) ? SIDE_EFFECT_CLASS_ALIASES[name] : undefined;
-  if (alias !== undefined) return alias;
-  const known = [...Object.keys(SideEffectClass), ...Object.keys(SIDE_EFFECT_CLASS_ALIASES)];
-  throw new GuardError(
-    'unknown_side_effect_class',
-    `Unknown side-effect class \`${name}\` (known: ${known.map((k) => `\`${k}\``).join(', ')})`,
-  );
 }

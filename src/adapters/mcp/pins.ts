@@ -6,9 +6,10 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
+import type { JsonValue } from '../../core/json.js';
 import { GuardError } from '../../errors.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
-import type { JsonValue, TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { McpToolDefinition } from './types.js';
 
 /** The tool name of pin records. */

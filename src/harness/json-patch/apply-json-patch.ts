@@ -2,7 +2,6 @@
  * RFC 6902 JSON Patch, bounded: every operation, every limit, inputs never written.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import type { JsonValue } from '../../storage/transition-record.js';
 import { jsonEquals } from './json-equals.js';
 import { JsonPatchError } from './json-patch-error.js';
 import { type JsonPatchLimits, resolveJsonPatchLimits } from './json-patch-limits.js';
@@ -16,6 +15,9 @@ export { JSON_PATCH_ERROR_CODE, JsonPatchError, type JsonPatchErrorCode } from '
 export { DEFAULT_JSON_PATCH_LIMITS, type JsonPatchLimits } from './json-patch-limits.js';
 export { formatJsonPointer, getByPointer, parseJsonPointer } from './json-pointer.js';
 export type { JsonPatchOperation, JsonPatchOperationName } from './parse-patch.js';
+
+import type { JsonValue } from '../../core/json.js';
+
 export type { JsonValue };
 
 /**

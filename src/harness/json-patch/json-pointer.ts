@@ -1,7 +1,8 @@
 /**
  * RFC 6901 JSON Pointers: parse, format, resolve.
  */
-import type { JsonValue } from '../../storage/transition-record.js';
+
+import type { JsonValue } from '../../core/json.js';
 import { JsonPatchError } from './json-patch-error.js';
 
 /** A pointer that failed to parse: the reason, for the caller to wrap with its own context. */

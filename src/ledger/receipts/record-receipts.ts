@@ -12,8 +12,9 @@
  * sink's id check keeps a second copy off the chain.
  */
 import { fingerprint } from '../../core/fingerprint.js';
+import type { JsonValue } from '../../core/json.js';
 import type { Outcome } from '../../storage/envelope.js';
-import type { JsonValue, RecordedError, TransitionRecord } from '../../storage/transition-record.js';
+import type { RecordedError, TransitionRecord } from '../../storage/transition-record.js';
 import {
   type ReceiptDraft,
   type ReceiptError,
