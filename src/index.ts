@@ -324,31 +324,6 @@ export {
 export { createLedger } from './ledger/create-ledger.js';
 export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './ledger/receipts/errors.js';
 export {
-  createJsonlReceiptSink,
-  type JsonlReceiptSink,
-  type JsonlReceiptSinkOptions,
-} from './ledger/receipts/jsonl-sink.js';
-export { createMemoryReceiptSink, type MemoryReceiptSink } from './ledger/receipts/memory-sink.js';
-export {
-  type ChainHead,
-  headOf,
-  isReceipt,
-  RECEIPT_SCHEMA,
-  type Receipt,
-  ReceiptActionKind,
-  type ReceiptDraft,
-  type ReceiptError,
-  type ReceiptEvent,
-  type ReceiptOperator,
-  ReceiptOutcome,
-  receiptHash,
-  receiptIdOf,
-  receiptShapeProblem,
-  signingPayload,
-  type UnsignedReceipt,
-} from './ledger/receipts/receipt.js';
-export type { AppendResult, ReceiptSink } from './ledger/receipts/receipt-sink.js';
-export {
   createReceiptWriter,
   type ReceiptWriter,
   type ReceiptWriterOptions,
@@ -438,6 +413,11 @@ export {
   SideEffectClass,
   Spendability,
 } from './storage/envelope.js';
+export {
+  createJsonlReceiptSink,
+  type JsonlReceiptSink,
+  type JsonlReceiptSinkOptions,
+} from './storage/jsonl/jsonl-sink.js';
 export type {
   CreateResult,
   LedgerIdentity,
@@ -448,6 +428,26 @@ export type {
   StorageHazard,
 } from './storage/ledger-storage.js';
 export { createMemoryStorage } from './storage/memory.js';
+export { createMemoryReceiptSink, type MemoryReceiptSink } from './storage/memory-receipt-sink.js';
+export {
+  type ChainHead,
+  headOf,
+  isReceipt,
+  RECEIPT_SCHEMA,
+  type Receipt,
+  ReceiptActionKind,
+  type ReceiptDraft,
+  type ReceiptError,
+  type ReceiptEvent,
+  type ReceiptOperator,
+  ReceiptOutcome,
+  receiptHash,
+  receiptIdOf,
+  receiptShapeProblem,
+  signingPayload,
+  type UnsignedReceipt,
+} from './storage/receipt.js';
+export type { AppendResult, ReceiptSink } from './storage/receipt-sink.js';
 export {
   type RunSnapshot,
   type RunState,

@@ -6,7 +6,7 @@
  * the record holds (created, first attempt, last heartbeat, completed, released, release consumed,
  * last write) and from the receipts on the chain, each of which is a signed event of its own.
  */
-import type { Receipt } from '../ledger/receipts/receipt.js';
+import type { Receipt } from '../storage/receipt.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import { shownOutcome } from './queries.js';
 

@@ -4,9 +4,9 @@
 import type { Clock } from '../core/clock.js';
 import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
 import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
+import type { Receipt } from '../storage/receipt.js';
+import type { ReceiptSink } from '../storage/receipt-sink.js';
 import type { LedgerScope, TransitionRecord } from '../storage/transition-record.js';
-import type { Receipt } from './receipts/receipt.js';
-import type { ReceiptSink } from './receipts/receipt-sink.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import type { ReceiptSigner } from './receipts/signers.js';
 

@@ -12,7 +12,7 @@ import {
   type VerifyReceiptsResult,
   verifyReceipts,
 } from '../../ledger/receipts/index.js';
-import { readJsonlLines } from '../../ledger/receipts/jsonl-lines.js';
+import { readJsonlLines } from '../../storage/jsonl/jsonl-lines.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 
 /** The options of `hyphae receipts verify`. */

@@ -18,8 +18,8 @@ import { analyzeConfig, type ConfigEnv, envReferences } from '../../config/parse
 import { type LedgerSection, nonDurableStoreIssue, sideEffectingCovered } from '../../config/store-durability.js';
 import type { ConfigSettings, StoreSettings } from '../../config/types.js';
 import { GuardError } from '../../errors.js';
-import type { ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import type { ReceiptSink } from '../../storage/receipt-sink.js';
 import { runDeepChecks } from './doctor-deep.js';
 
 /** One line of the report. */

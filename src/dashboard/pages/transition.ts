@@ -2,7 +2,7 @@
  * A transition's page: its facts, one timeline, its receipts with the chain's verdict, and the
  * operator actions (each leads to a confirm step first).
  */
-import type { Receipt } from '../../ledger/receipts/receipt.js';
+import type { Receipt } from '../../storage/receipt.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ActionKind } from '../actions.js';
 import { shownOutcome } from '../queries.js';

@@ -11,13 +11,13 @@
  * SQL sinks live with their drivers: `createSqliteReceiptSink` in `hyphae/sqlite`,
  * `createPostgresReceiptSink` in `hyphae/postgres`.
  */
-export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './errors.js';
+
 export {
   createJsonlReceiptSink,
   type JsonlReceiptSink,
   type JsonlReceiptSinkOptions,
-} from './jsonl-sink.js';
-export { createMemoryReceiptSink, type MemoryReceiptSink } from './memory-sink.js';
+} from '../../storage/jsonl/jsonl-sink.js';
+export { createMemoryReceiptSink, type MemoryReceiptSink } from '../../storage/memory-receipt-sink.js';
 export {
   type ChainHead,
   headOf,
@@ -35,8 +35,9 @@ export {
   receiptShapeProblem,
   signingPayload,
   type UnsignedReceipt,
-} from './receipt.js';
-export type { AppendResult, ReceiptSink } from './receipt-sink.js';
+} from '../../storage/receipt.js';
+export type { AppendResult, ReceiptSink } from '../../storage/receipt-sink.js';
+export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './errors.js';
 export {
   createReceiptWriter,
   type ReceiptWriter,

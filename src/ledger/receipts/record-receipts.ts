@@ -14,14 +14,14 @@
 import { fingerprint } from '../../core/fingerprint.js';
 import type { JsonValue } from '../../core/json.js';
 import type { Outcome } from '../../storage/envelope.js';
-import type { RecordedError, TransitionRecord } from '../../storage/transition-record.js';
 import {
   type ReceiptDraft,
   type ReceiptError,
   type ReceiptEvent,
   type ReceiptOutcome,
   receiptIdOf,
-} from './receipt.js';
+} from '../../storage/receipt.js';
+import type { RecordedError, TransitionRecord } from '../../storage/transition-record.js';
 
 /** The events a record write can owe a receipt for (a block writes nothing, so it owes none). */
 export type RecordEvent = Exclude<ReceiptEvent, 'blocked'>;
