@@ -230,6 +230,9 @@ export {
   LedgerStorageCorruptError,
   LedgerStorageUnavailableError,
   LedgerStorageUnsafeError,
+  ReceiptKeyError,
+  ReceiptSinkCorruptError,
+  ReceiptSinkUnavailableError,
 } from './errors.js';
 export {
   type BudgetBooking,
@@ -322,7 +325,6 @@ export {
   sideEffect,
 } from './ledger/boundary-markers.js';
 export { createLedger } from './ledger/create-ledger.js';
-export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './ledger/receipts/errors.js';
 export {
   createReceiptWriter,
   type ReceiptWriter,

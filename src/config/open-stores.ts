@@ -6,8 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createMemorySnapshotStorage } from '../context/snapshots/memory-snapshot-storage.js';
-import { GuardError } from '../errors.js';
-import { ReceiptKeyError } from '../ledger/receipts/errors.js';
+import { GuardError, ReceiptKeyError } from '../errors.js';
 import { createReceiptWriter, type ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
 import { createReceiptSigner, type ReceiptSigner } from '../ledger/receipts/signers.js';
 import { createJsonlReceiptSink } from '../storage/jsonl/jsonl-sink.js';

@@ -2,7 +2,7 @@
  * Shared by the SQL receipt sinks: a receipt row is `seq`, `hash` and the canonical `doc`.
  */
 import { fingerprint } from '../core/fingerprint.js';
-import { ReceiptSinkCorruptError } from '../ledger/receipts/errors.js';
+import { ReceiptSinkCorruptError } from '../errors.js';
 import { type Receipt, receiptShapeProblem } from './receipt.js';
 
 /**

@@ -12,6 +12,7 @@
  * `createPostgresReceiptSink` in `hyphae/postgres`.
  */
 
+export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../errors.js';
 export {
   createJsonlReceiptSink,
   type JsonlReceiptSink,
@@ -37,7 +38,6 @@ export {
   type UnsignedReceipt,
 } from '../../storage/receipt.js';
 export type { AppendResult, ReceiptSink } from '../../storage/receipt-sink.js';
-export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './errors.js';
 export {
   createReceiptWriter,
   type ReceiptWriter,

@@ -11,7 +11,7 @@
  * Within one process appends are queued, so they never race each other.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GuardError } from '../../errors.js';
+import { GuardError, ReceiptSinkUnavailableError } from '../../errors.js';
 import { objectArgument, optionsOf, readArgument } from '../../invalid-argument.js';
 import {
   type ChainHead,
@@ -24,7 +24,6 @@ import {
   type UnsignedReceipt,
 } from '../../storage/receipt.js';
 import type { ReceiptSink } from '../../storage/receipt-sink.js';
-import { ReceiptSinkUnavailableError } from './errors.js';
 import type { ReceiptSigner } from './signers.js';
 
 /** What {@link ReceiptWriter.write} did. */

@@ -7,6 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { codeList } from '../../core/code-list.js';
+import { ReceiptSinkUnavailableError } from '../../errors.js';
 import { InvalidArgumentError, kindOf, readArgument, readOptions } from '../../invalid-argument.js';
 import { readJsonlLines } from '../../storage/jsonl/jsonl-lines.js';
 import {
@@ -17,7 +18,6 @@ import {
   signingPayload,
 } from '../../storage/receipt.js';
 import type { ReceiptSink } from '../../storage/receipt-sink.js';
-import { ReceiptSinkUnavailableError } from './errors.js';
 import type { ReceiptKey } from './signers.js';
 
 /** Why a link is broken. */

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
-import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
+import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../errors.js';
 import type { PostgresConnectionOptions, PostgresStorageSettings } from '../postgres.js';
 import type { Receipt } from '../receipt.js';
 import { decodeReceiptRow } from '../receipt-rows.js';

@@ -10,8 +10,12 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
-import { InvalidOptionError, LedgerStorageUnavailableError } from '../../errors.js';
-import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
+import {
+  InvalidOptionError,
+  LedgerStorageUnavailableError,
+  ReceiptSinkCorruptError,
+  ReceiptSinkUnavailableError,
+} from '../../errors.js';
 import { headOf, type Receipt } from '../receipt.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../receipt-sink.js';
