@@ -11,8 +11,8 @@ import type { FuseRun } from '../../fuses/run-box.js';
 import type { FuseRefusal } from '../../fuses/verdict.js';
 import type { Ledger } from '../../ledger/types.js';
 import type { LedgerScope } from '../../storage/transition-record.js';
-import type { GuardRun, GuardRunOptions, ModelCallGate } from '../pipeline.js';
 import { type CallContext, executeToolCall } from './execute-tool-call.js';
+import type { GuardRun, GuardRunOptions, ModelCallGate } from './run-types.js';
 import type { ToolPlan } from './tool-plan.js';
 import { type GuardEvent, type GuardRefusal, RefusalStage, type ToolExecutor } from './types.js';
 
