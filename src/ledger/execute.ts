@@ -11,14 +11,8 @@ import {
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
-import {
-  type Body,
-  type ExecutorContext,
-  freshRecord,
-  leaseTtlOf,
-  takeoverRecord,
-  tryTakeover,
-} from './claim-records.js';
+import { type Body, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import { resolveHardBlock } from './hard-block.js';
 import type { PreparedCall } from './prepare-call.js';
 import { resolveGate } from './resolve-gate.js';

@@ -10,7 +10,8 @@
 import { LedgerHardBlockError } from '../errors.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
-import { type ExecutorContext, takeoverRecord, tryTakeover } from './claim-records.js';
+import { takeoverRecord, tryTakeover } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { type GateDecision, isExpired } from './resolve-gate.js';

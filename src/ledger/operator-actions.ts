@@ -12,7 +12,8 @@ import {
 } from '../errors.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
-import { type ExecutorContext, replaceRecord } from './claim-records.js';
+import { replaceRecord } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { isExpired } from './resolve-gate.js';
 import { toStoredResult, withoutResult } from './stored-result.js';

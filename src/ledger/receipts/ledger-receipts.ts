@@ -14,7 +14,7 @@
  */
 import { GuardError } from '../../errors.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
-import type { ExecutorContext } from '../claim-records.js';
+import type { ExecutorContext } from '../executor-context.js';
 import { toRecordedError } from '../stored-result.js';
 import type { LedgerEvent, SweepReceiptsOptions, SweepReceiptsReport } from '../types.js';
 import { blockedDraft, draftFor, owedReceipt, pendingReceiptRef, type RecordEvent } from './record-receipts.js';
