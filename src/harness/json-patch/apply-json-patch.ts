@@ -4,7 +4,7 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { jsonEquals } from './json-equals.js';
 import { JsonPatchError } from './json-patch-error.js';
-import { type JsonPatchLimits, resolveJsonPatchLimits } from './json-patch-limits.js';
+import type { JsonPatchLimits } from './json-patch-limits.js';
 import { measureJson, stringBytes } from './json-size.js';
 import { type ParsedOperation, parsePatch, unreadable } from './parse-patch.js';
 import { walkError } from './walk-error.js';
@@ -17,6 +17,7 @@ export { formatJsonPointer, getByPointer, parseJsonPointer } from './json-pointe
 export type { JsonPatchOperation, JsonPatchOperationName } from './parse-patch.js';
 
 import type { JsonValue } from '../../core/json.js';
+import { resolveJsonPatchLimits } from './resolve-json-patch-limits.js';
 
 export type { JsonValue };
 
