@@ -27,7 +27,7 @@ export const LAYERS = [
   ['core', /^core\//],
   ['records', /^storage\/(transition-record|envelope)\.ts$/],
   ['errors', /^(errors|invalid-argument|option-checks)\.ts$/],
-  ['drivers', /^storage\/(sqlite|redis|postgres|jsonl)(\/|\.ts$|-)/],
+  ['drivers', /^storage\/(sqlite|redis|postgres)(\/|\.ts$|-)/],
   ['storage', /^storage\//],
   ['policy', /^(ledger|fuses|boundary|context)\//],
   ['testing', /^testing\//],
@@ -54,7 +54,8 @@ export const ALLOWED = {
   config: ['core', 'records', 'errors', 'storage', 'drivers', 'policy'],
   adapters: ['core', 'records', 'errors', 'storage', 'policy'],
   harness: ['core', 'records', 'errors', 'storage', 'policy'],
-  otel: ['core', 'records', 'errors', 'storage', 'policy'],
+  // Telemetry listens to the ledger's, the fuses' and a config's events.
+  otel: ['core', 'records', 'errors', 'storage', 'policy', 'config'],
   dashboard: ['core', 'records', 'errors', 'storage', 'policy', 'config'],
   cli: ['core', 'records', 'errors', 'storage', 'drivers', 'policy', 'config', 'adapters', 'dashboard', 'testing'],
   // The root entry re-exports; it imports no driver, adapter, harness or CLI.
