@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createGptTokenCounter,
-  createHistoryGuard,
-  HistoryDropError,
-  type HistoryEvent,
-  HistoryTruncatedError,
-  type TokenCounter,
-  turnFingerprint,
-} from '../../src/context/index.js';
+import { HistoryDropError, HistoryTruncatedError } from '../../src/context/errors.js';
+import { createHistoryGuard, type HistoryEvent } from '../../src/context/history/history-guard.js';
+import { turnFingerprint } from '../../src/context/history/turn-fingerprint.js';
+import { createGptTokenCounter, type TokenCounter } from '../../src/context/tokens.js';
 
 const say = (role: string, content: string) => ({ role, content });
 const toolTurn = (id: string) => ({

@@ -6,10 +6,10 @@ import {
   createCharTokenCounter,
   createGptTokenCounter,
   type TokenCounter,
-  toAiSdkMessages,
-  toAnthropicMessages,
   tokenCounterFromFunction,
-} from '../../src/context/index.js';
+} from '../../src/context/tokens.js';
+import { toAiSdkMessages } from '../../src/context/transcript/convert-ai-sdk.js';
+import { toAnthropicMessages } from '../../src/context/transcript/convert-anthropic.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

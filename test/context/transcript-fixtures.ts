@@ -2,14 +2,14 @@
  * One abstract transcript rendered into the three formats, and a format-neutral projection of a
  * transcript (through the public converters) so one expectation covers all three.
  */
-import {
-  type AiSdkMessage,
-  type AnthropicMessage,
-  type ChatMessage,
-  fromAiSdkMessages,
-  fromAnthropicMessages,
-  type TranscriptFormat,
-} from '../../src/context/index.js';
+import { fromAiSdkMessages } from '../../src/context/transcript/convert-ai-sdk.js';
+import { fromAnthropicMessages } from '../../src/context/transcript/convert-anthropic.js';
+import type {
+  AiSdkMessage,
+  AnthropicMessage,
+  ChatMessage,
+  TranscriptFormat,
+} from '../../src/context/transcript/types.js';
 
 export interface AbstractCall {
   readonly id?: string;

@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { measureModelCall } from '../../src/fuses/model-call.js';
 import {
   approximateTokenCounter,
   defaultTokenCounter,
-  measureModelCall,
   openAiEncodingFor,
   preloadTokenizer,
-} from '../../src/fuses/index.js';
+} from '../../src/fuses/token-counter.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
