@@ -12,8 +12,6 @@ export type { AssistantMessage, ChatMessage, ChatToolCall, ToolCallRequest, Tool
 export {
   type CompiledSchema,
   compileSchema,
-  detectSchemaKind,
-  isCompiledSchema,
   type SchemaKind,
   type SchemaOutput,
   type ToolSchema,
@@ -54,7 +52,6 @@ export type {
   StringField,
 } from './boundary/field-spec-types.js';
 export {
-  describeValue,
   IssueCode,
   type PathSegment,
   toJsonPointer,
@@ -103,8 +100,7 @@ export {
 export type { PrepareMessagesEvent } from './config/prepare-messages.js';
 export { CONSEQUENTIAL_CLASSES } from './config/rules.js';
 export type { ConfigRun, ConfigRunScope } from './config/run-context.js';
-export { parseDuration } from './config/schema/common-nodes.js';
-export { configJsonSchema, DEFAULT_LEASE_TTL_MS, SCHEMA_FILE_NAME } from './config/schema/config-node.js';
+export { configJsonSchema, DEFAULT_LEASE_TTL_MS } from './config/schema/config-node.js';
 export type { JsonSchema } from './config/schema/nodes.js';
 export type {
   ActionLedgerSettings,
@@ -184,7 +180,6 @@ export { fromAnthropicMessages, toAnthropicMessages } from './context/transcript
 export { detectTranscriptFormat } from './context/transcript/detect-format.js';
 export { type RepairTranscriptOptions, repairTranscript, type TranscriptRepair } from './context/transcript/repair.js';
 export type { UnansweredPolicy } from './context/transcript/repair-plan.js';
-export { ARTIFACT_KEYS } from './context/transcript/turns.js';
 export {
   type AiSdkMessage,
   type AiSdkToolCallPart,
@@ -213,7 +208,6 @@ export { canonicalJson, MAX_JSON_DEPTH } from './core/canonical-json.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { fingerprint, sha256Hex } from './core/fingerprint.js';
 export type { JsonValue } from './core/json.js';
-export { type AsyncScope, createAsyncScope } from './core/scope.js';
 export {
   CanonicalJsonError,
   GuardError,
@@ -329,17 +323,9 @@ export {
   createReceiptWriter,
   type ReceiptWriter,
   type ReceiptWriterOptions,
-  sealReceipt,
   type WriteResult,
 } from './ledger/receipts/receipt-writer.js';
-export {
-  isPendingReceiptRef,
-  type OwedReceipt,
-  owedReceipt,
-  pendingReceiptRef,
-  type RecordEvent,
-  TERMINAL_OUTCOMES,
-} from './ledger/receipts/record-receipts.js';
+export { type OwedReceipt, type RecordEvent, TERMINAL_OUTCOMES } from './ledger/receipts/record-receipts.js';
 export {
   createEd25519Signer,
   createEd25519Verifier,
@@ -368,7 +354,6 @@ export {
   type GateAttempt,
   type GateDecision,
   isExpired,
-  isLeaseExpired,
   resolveGate,
   resolveReadGate,
   resolveSideEffectGate,
@@ -404,7 +389,6 @@ export type {
 } from './ledger/types.js';
 export { MAX_DURATION_MS } from './option-checks.js';
 export {
-  advanceBoundary,
   Boundary,
   CLASS_DEFAULTS,
   type ClassDefaults,
@@ -432,21 +416,15 @@ export type {
 export { createMemoryStorage } from './storage/memory.js';
 export { createMemoryReceiptSink, type MemoryReceiptSink } from './storage/memory-receipt-sink.js';
 export {
-  type ChainHead,
-  headOf,
   isReceipt,
   RECEIPT_SCHEMA,
   type Receipt,
   ReceiptActionKind,
   type ReceiptDraft,
   type ReceiptError,
-  type ReceiptEvent,
   type ReceiptOperator,
   ReceiptOutcome,
   receiptHash,
-  receiptIdOf,
-  receiptShapeProblem,
-  signingPayload,
   type UnsignedReceipt,
 } from './storage/receipt.js';
 export type { AppendResult, ReceiptSink } from './storage/receipt-sink.js';

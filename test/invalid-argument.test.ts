@@ -48,7 +48,6 @@ import {
   protect,
   recordExternalOperation,
   repairTranscript,
-  sealReceipt,
   sideEffect,
   ticketKey,
   toAiSdkMessages,
@@ -59,6 +58,7 @@ import {
   verifyReceipts,
   withSession,
 } from '../src/index.js';
+import { sealReceipt } from '../src/ledger/receipts/receipt-writer.js';
 
 function boom(): never {
   throw new Error('boom');
