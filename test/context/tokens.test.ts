@@ -102,10 +102,10 @@ describe('gpt-tokenizer counter', () => {
     expect(seen).toEqual(['gpt-4o', 'o3']);
   });
 
-  it('is not loaded when the context module is imported', () => {
+  it('is not loaded when the root entry is imported', () => {
     const script = [
       "const { createRequire } = await import('node:module');",
-      "await import('./src/context/index.ts');",
+      "await import('./src/index.ts');",
       'const cache = createRequire(import.meta.url).cache;',
       "process.stdout.write(String(Object.keys(cache).some((key) => key.includes('gpt-tokenizer'))));",
     ].join('\n');
