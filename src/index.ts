@@ -171,8 +171,8 @@ export {
   createCharTokenCounter,
   createGptTokenCounter,
   type GptTokenCounterOptions,
+  type MessageTokenCounter,
   messageText,
-  type TokenCounter as MessageTokenCounter,
   tokenCounterFromFunction,
 } from './context/tokens.js';
 export { fromAiSdkMessages, toAiSdkMessages } from './context/transcript/convert-ai-sdk.js';
@@ -189,9 +189,7 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
   type ChatAssistantMessage,
-  type ChatMessage as TranscriptMessage,
   type ChatSystemMessage,
-  type ChatToolCall as TranscriptToolCall,
   type ChatToolMessage,
   type ChatUserMessage,
   type ContentPart,
@@ -200,6 +198,8 @@ export {
   type TranscriptFormat,
   type TranscriptIssue,
   TranscriptIssueCode,
+  type TranscriptMessage,
+  type TranscriptToolCall,
   type TranscriptValidation,
 } from './context/transcript/types.js';
 export { assertTranscript, type ValidateTranscriptOptions, validateTranscript } from './context/transcript/validate.js';

@@ -5,7 +5,7 @@ import {
   charTokenCounter,
   createCharTokenCounter,
   createGptTokenCounter,
-  type TokenCounter,
+  type MessageTokenCounter,
   tokenCounterFromFunction,
 } from '../../src/context/tokens.js';
 import { toAiSdkMessages } from '../../src/context/transcript/convert-ai-sdk.js';
@@ -39,7 +39,7 @@ describe('chars/4 counter', () => {
 });
 
 describe('gpt-tokenizer counter', () => {
-  const counter: TokenCounter = createGptTokenCounter();
+  const counter: MessageTokenCounter = createGptTokenCounter();
 
   it('counts OpenAI models with their encoding and falls back to chars/4 for others', () => {
     expect(counter.count('hello world', 'gpt-4o')).toBe(2);
@@ -79,7 +79,7 @@ describe('gpt-tokenizer counter', () => {
   });
 
   it('uses the fallback for a non-OpenAI model when counting messages', () => {
-    const fallback: TokenCounter = { name: 'fixed', count: () => 7, countMessages: () => 42 };
+    const fallback: MessageTokenCounter = { name: 'fixed', count: () => 7, countMessages: () => 42 };
     const custom = createGptTokenCounter({ fallback });
 
     expect(custom.count('anything', 'gemini-2.5-pro')).toBe(7);

@@ -7,8 +7,8 @@ import { fromAnthropicMessages } from '../../src/context/transcript/convert-anth
 import type {
   AiSdkMessage,
   AnthropicMessage,
-  ChatMessage,
   TranscriptFormat,
+  TranscriptMessage,
 } from '../../src/context/transcript/types.js';
 
 export interface AbstractCall {
@@ -166,10 +166,10 @@ export function render(items: readonly Abstract[], format: TranscriptFormat): { 
 }
 
 /** Any transcript as canonical messages. */
-export function toCanonical(messages: readonly unknown[], format: TranscriptFormat): ChatMessage[] {
+export function toCanonical(messages: readonly unknown[], format: TranscriptFormat): TranscriptMessage[] {
   if (format === 'ai-sdk') return fromAiSdkMessages(messages as AiSdkMessage[]);
   if (format === 'anthropic') return fromAnthropicMessages(messages as AnthropicMessage[]);
-  return messages as ChatMessage[];
+  return messages as TranscriptMessage[];
 }
 
 /** A format-neutral, readable projection: one line per canonical message. */
