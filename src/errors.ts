@@ -4,34 +4,28 @@
  * Errors that a model may read (a refused or conflicting tool call) also carry `llmMessage`,
  * written for the model rather than for the operator.
  */
-import type { TransitionRecord } from './ledger/transition-record.js';
+import { GuardError, type GuardErrorOptions } from './core/guard-error.js';
+import type { TransitionRecord } from './storage/transition-record.js';
 
-/** Options accepted by every hyphae error. */
-export interface GuardErrorOptions {
-  readonly cause?: unknown;
-  readonly llmMessage?: string;
-}
+export { CanonicalJsonError, GuardError, type GuardErrorOptions } from './core/guard-error.js';
 
-/** Base class of every hyphae error; `code` is stable across releases. */
-export class GuardError extends Error {
-  readonly code: string;
-  readonly llmMessage: string | undefined;
+/**
+ * An option that cannot work: a negative lease, an unknown mode, a missing storage. Every factory
+ * and driver raises this one class (code `invalid_option`) for a bad option; `option` is its path
+ * (`leaseTtlMs`, `limits.maxSteps`, `tools[2].name`).
+ *
+ * @example
+ * try { createLedger({ storage, agentId: 'a', policyVersion: '1', leaseTtlMs: Number.NaN }); } catch (error) {
+ *   if (error instanceof InvalidOptionError) console.log(error.option); // 'leaseTtlMs'
+ * }
+ */
+export class InvalidOptionError extends GuardError {
+  /** The path of the offending option, e.g. `leaseTtlMs` or `limits.maxSteps`. */
+  readonly option: string;
 
-  constructor(code: string, message: string, options: GuardErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = new.target.name;
-    this.code = code;
-    this.llmMessage = options.llmMessage;
-  }
-}
-
-/** A value that cannot be represented as JSON (NaN, a function, a cycle, a class instance). */
-export class CanonicalJsonError extends GuardError {
-  readonly path: string;
-
-  constructor(path: string, reason: string, options: GuardErrorOptions = {}) {
-    super('non_json_value', `Value at \`${path}\` is not JSON: ${reason}`, options);
-    this.path = path;
+  constructor(option: string, message: string, options: GuardErrorOptions = {}) {
+    super('invalid_option', message, options);
+    this.option = option;
   }
 }
 
@@ -216,5 +210,32 @@ export class LedgerIdentityConflictError extends LedgerError {
     );
     this.existing = existing;
     this.ticket = ticket;
+  }
+}
+
+/** A signing or verification key that cannot be used (wrong type, too short, no key id). */
+export class ReceiptKeyError extends GuardError {
+  constructor(message: string, options: GuardErrorOptions = {}) {
+    super('receipt_key_invalid', message, options);
+  }
+}
+
+/** A receipt sink holds data that cannot be trusted (a torn or unparseable line, a broken row); nothing is appended. */
+export class ReceiptSinkCorruptError extends GuardError {
+  readonly location: string;
+
+  constructor(location: string, reason: string, options: GuardErrorOptions = {}) {
+    super('receipt_sink_corrupt', `Receipt sink \`${location}\` cannot be trusted: ${reason}`, options);
+    this.location = location;
+  }
+}
+
+/** A receipt sink could not be reached, opened or locked; nothing was appended. */
+export class ReceiptSinkUnavailableError extends GuardError {
+  readonly location: string;
+
+  constructor(location: string, reason: string, options: GuardErrorOptions = {}) {
+    super('receipt_sink_unavailable', `Receipt sink \`${location}\` is unavailable: ${reason}`, options);
+    this.location = location;
   }
 }

@@ -12,8 +12,6 @@ export type { AssistantMessage, ChatMessage, ChatToolCall, ToolCallRequest, Tool
 export {
   type CompiledSchema,
   compileSchema,
-  detectSchemaKind,
-  isCompiledSchema,
   type SchemaKind,
   type SchemaOutput,
   type ToolSchema,
@@ -54,7 +52,6 @@ export type {
   StringField,
 } from './boundary/field-spec-types.js';
 export {
-  describeValue,
   IssueCode,
   type PathSegment,
   toJsonPointer,
@@ -103,8 +100,7 @@ export {
 export type { PrepareMessagesEvent } from './config/prepare-messages.js';
 export { CONSEQUENTIAL_CLASSES } from './config/rules.js';
 export type { ConfigRun, ConfigRunScope } from './config/run-context.js';
-export { MAX_DURATION_MS, parseDuration } from './config/schema/common-nodes.js';
-export { configJsonSchema, DEFAULT_LEASE_TTL_MS, SCHEMA_FILE_NAME } from './config/schema/config-node.js';
+export { configJsonSchema, DEFAULT_LEASE_TTL_MS } from './config/schema/config-node.js';
 export type { JsonSchema } from './config/schema/nodes.js';
 export type {
   ActionLedgerSettings,
@@ -175,8 +171,8 @@ export {
   createCharTokenCounter,
   createGptTokenCounter,
   type GptTokenCounterOptions,
+  type MessageTokenCounter,
   messageText,
-  type TokenCounter as MessageTokenCounter,
   tokenCounterFromFunction,
 } from './context/tokens.js';
 export { fromAiSdkMessages, toAiSdkMessages } from './context/transcript/convert-ai-sdk.js';
@@ -184,7 +180,6 @@ export { fromAnthropicMessages, toAnthropicMessages } from './context/transcript
 export { detectTranscriptFormat } from './context/transcript/detect-format.js';
 export { type RepairTranscriptOptions, repairTranscript, type TranscriptRepair } from './context/transcript/repair.js';
 export type { UnansweredPolicy } from './context/transcript/repair-plan.js';
-export { ARTIFACT_KEYS } from './context/transcript/turns.js';
 export {
   type AiSdkMessage,
   type AiSdkToolCallPart,
@@ -194,9 +189,7 @@ export {
   type AnthropicToolResultBlock,
   type AnthropicToolUseBlock,
   type ChatAssistantMessage,
-  type ChatMessage as TranscriptMessage,
   type ChatSystemMessage,
-  type ChatToolCall as TranscriptToolCall,
   type ChatToolMessage,
   type ChatUserMessage,
   type ContentPart,
@@ -205,6 +198,8 @@ export {
   type TranscriptFormat,
   type TranscriptIssue,
   TranscriptIssueCode,
+  type TranscriptMessage,
+  type TranscriptToolCall,
   type TranscriptValidation,
 } from './context/transcript/types.js';
 export { assertTranscript, type ValidateTranscriptOptions, validateTranscript } from './context/transcript/validate.js';
@@ -212,11 +207,12 @@ export type { CacheStats } from './context/ttl-cache.js';
 export { canonicalJson, MAX_JSON_DEPTH } from './core/canonical-json.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './core/clock.js';
 export { fingerprint, sha256Hex } from './core/fingerprint.js';
-export { type AsyncScope, createAsyncScope } from './core/scope.js';
+export type { JsonValue } from './core/json.js';
 export {
   CanonicalJsonError,
   GuardError,
   type GuardErrorOptions,
+  InvalidOptionError,
   LedgerAlreadyResolvedError,
   LedgerError,
   LedgerFencedError,
@@ -229,6 +225,9 @@ export {
   LedgerStorageCorruptError,
   LedgerStorageUnavailableError,
   LedgerStorageUnsafeError,
+  ReceiptKeyError,
+  ReceiptSinkCorruptError,
+  ReceiptSinkUnavailableError,
 } from './errors.js';
 export {
   type BudgetBooking,
@@ -322,73 +321,14 @@ export {
 } from './ledger/boundary-markers.js';
 export { LedgerDecisionDeniedError } from './ledger/caller-verdicts.js';
 export { createLedger } from './ledger/create-ledger.js';
-export {
-  CheckVerdict,
-  composeDecision,
-  type DecisionVerdict,
-  decisionDigest,
-  decisionShapeProblem,
-  EffectState,
-  effectStateOf,
-  MAX_CHECK_NAME_LENGTH,
-  MAX_DECISION_VERDICTS,
-  MAX_REASON_LENGTH,
-  type TransitionDecision,
-} from './ledger/decision.js';
-export {
-  advanceBoundary,
-  Boundary,
-  CLASS_DEFAULTS,
-  type ClassDefaults,
-  Gate,
-  Outcome,
-  RetryPermission,
-  resolveSideEffectClass,
-  SIDE_EFFECT_CLASS_ALIASES,
-  SideEffectClass,
-  Spendability,
-} from './ledger/envelope.js';
-export { ReceiptKeyError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './ledger/receipts/errors.js';
-export {
-  createJsonlReceiptSink,
-  type JsonlReceiptSink,
-  type JsonlReceiptSinkOptions,
-} from './ledger/receipts/jsonl-sink.js';
-export { createMemoryReceiptSink, type MemoryReceiptSink } from './ledger/receipts/memory-sink.js';
-export {
-  type ChainHead,
-  headOf,
-  isReceipt,
-  RECEIPT_SCHEMA,
-  type Receipt,
-  ReceiptActionKind,
-  type ReceiptDraft,
-  type ReceiptError,
-  type ReceiptEvent,
-  type ReceiptOperator,
-  ReceiptOutcome,
-  receiptHash,
-  receiptIdOf,
-  receiptShapeProblem,
-  signingPayload,
-  type UnsignedReceipt,
-} from './ledger/receipts/receipt.js';
-export type { AppendResult, ReceiptSink } from './ledger/receipts/receipt-sink.js';
+export { composeDecision, decisionDigest, EffectState, effectStateOf } from './ledger/decision.js';
 export {
   createReceiptWriter,
   type ReceiptWriter,
   type ReceiptWriterOptions,
-  sealReceipt,
   type WriteResult,
 } from './ledger/receipts/receipt-writer.js';
-export {
-  isPendingReceiptRef,
-  type OwedReceipt,
-  owedReceipt,
-  pendingReceiptRef,
-  type RecordEvent,
-  TERMINAL_OUTCOMES,
-} from './ledger/receipts/record-receipts.js';
+export { type OwedReceipt, type RecordEvent, TERMINAL_OUTCOMES } from './ledger/receipts/record-receipts.js';
 export {
   createEd25519Signer,
   createEd25519Verifier,
@@ -417,11 +357,11 @@ export {
   type GateAttempt,
   type GateDecision,
   isExpired,
-  isLeaseExpired,
   resolveGate,
   resolveReadGate,
   resolveSideEffectGate,
 } from './ledger/resolve-gate.js';
+export { resolveSideEffectClass } from './ledger/resolve-side-effect-class.js';
 export {
   argsFingerprint,
   TRANSITION_KEY_SCHEMA,
@@ -429,14 +369,6 @@ export {
   ticketKey,
   transitionKey,
 } from './ledger/transition-key.js';
-export type {
-  JsonValue,
-  LedgerScope,
-  OperatorResolution,
-  RecordedError,
-  RecordKind,
-  TransitionRecord,
-} from './ledger/transition-record.js';
 export type {
   ArgsDriftPolicy,
   AuditInput,
@@ -458,6 +390,31 @@ export type {
   ToolSpec,
   WaitOptions,
 } from './ledger/types.js';
+export { MAX_DURATION_MS } from './option-checks.js';
+export {
+  CheckVerdict,
+  type DecisionVerdict,
+  MAX_CHECK_NAME_LENGTH,
+  MAX_DECISION_VERDICTS,
+  MAX_REASON_LENGTH,
+  type TransitionDecision,
+} from './storage/decision.js';
+export {
+  Boundary,
+  CLASS_DEFAULTS,
+  type ClassDefaults,
+  Gate,
+  Outcome,
+  RetryPermission,
+  SIDE_EFFECT_CLASS_ALIASES,
+  SideEffectClass,
+  Spendability,
+} from './storage/envelope.js';
+export {
+  createJsonlReceiptSink,
+  type JsonlReceiptSink,
+  type JsonlReceiptSinkOptions,
+} from './storage/jsonl/jsonl-sink.js';
 export type {
   CreateResult,
   LedgerIdentity,
@@ -468,6 +425,20 @@ export type {
   StorageHazard,
 } from './storage/ledger-storage.js';
 export { createMemoryStorage } from './storage/memory.js';
+export { createMemoryReceiptSink, type MemoryReceiptSink } from './storage/memory-receipt-sink.js';
+export {
+  isReceipt,
+  RECEIPT_SCHEMA,
+  type Receipt,
+  ReceiptActionKind,
+  type ReceiptDraft,
+  type ReceiptError,
+  type ReceiptOperator,
+  ReceiptOutcome,
+  receiptHash,
+  type UnsignedReceipt,
+} from './storage/receipt.js';
+export type { AppendResult, ReceiptSink } from './storage/receipt-sink.js';
 export {
   type RunSnapshot,
   type RunState,
@@ -475,3 +446,10 @@ export {
   type SnapshotInput,
   type SnapshotStorage,
 } from './storage/snapshot-storage.js';
+export type {
+  LedgerScope,
+  OperatorResolution,
+  RecordedError,
+  RecordKind,
+  TransitionRecord,
+} from './storage/transition-record.js';

@@ -3,52 +3,9 @@
  * it, so `null`, a number, a string or an object whose getters throw is refused with a stable code
  * rather than a `TypeError` from somewhere inside.
  */
-import { GuardError, type GuardErrorOptions } from './errors.js';
+import { GuardError, InvalidArgumentError, kindOf } from './core/guard-error.js';
 
-/**
- * A public function was called with an argument of the wrong kind, or one that could not be read
- * (a getter or a Proxy trap that throws): code `invalid_argument`. `fn` and `argument` name it.
- *
- * @example
- * try { repairTranscript(null as never); } catch (error) {
- *   if (error instanceof InvalidArgumentError) console.log(error.argument); // 'messages'
- * }
- */
-export class InvalidArgumentError extends GuardError {
-  /** The function called, `repairTranscript`. */
-  readonly fn: string;
-  /** The parameter at fault, `messages` or `options.format`. */
-  readonly argument: string;
-
-  constructor(fn: string, argument: string, problem: string, options: GuardErrorOptions = {}) {
-    super('invalid_argument', `\`${fn}\`: \`${argument}\` ${problem}`, options);
-    this.fn = fn;
-    this.argument = argument;
-  }
-}
-
-/** What `value` is, in a few words, without reading any of its properties. */
-export function kindOf(value: unknown): string {
-  if (value === null) return '`null`';
-  if (Array.isArray(value)) return 'an array';
-  switch (typeof value) {
-    case 'string':
-      return 'a string';
-    case 'number':
-    case 'bigint':
-      return `the number \`${String(value)}\``;
-    case 'boolean':
-      return `\`${String(value)}\``;
-    case 'undefined':
-      return '`undefined`';
-    case 'function':
-      return 'a function';
-    case 'symbol':
-      return 'a symbol';
-    default:
-      return 'an object';
-  }
-}
+export { InvalidArgumentError, kindOf };
 
 function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

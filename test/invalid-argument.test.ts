@@ -50,7 +50,6 @@ import {
   recordExternalOperation,
   repairTranscript,
   resolveGate,
-  sealReceipt,
   sha256Hex,
   sideEffect,
   ticketKey,
@@ -63,6 +62,7 @@ import {
   verifyReceipts,
   withSession,
 } from '../src/index.js';
+import { sealReceipt } from '../src/ledger/receipts/receipt-writer.js';
 import { makeTestRecord } from '../src/testing/index.js';
 
 function boom(): never {

@@ -13,7 +13,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { arch, cpus, loadavg, platform, release } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { bounded, compileSchema, validate } from '../../src/boundary/index.js';
+import { bounded } from '../../src/boundary/bounded.js';
+import { compileSchema } from '../../src/boundary/compile-schema.js';
+import { validate } from '../../src/boundary/validate.js';
 import { Histogram, type Stats } from '../lib/histogram.js';
 
 const quick = process.argv.includes('--quick');

@@ -13,13 +13,10 @@ import { arch, cpus, loadavg, platform, release } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import {
-  charTokenCounter,
-  createGptTokenCounter,
-  repairTranscript,
-  type TranscriptFormat,
-  validateTranscript,
-} from '../../src/context/index.js';
+import { charTokenCounter, createGptTokenCounter } from '../../src/context/tokens.js';
+import { repairTranscript } from '../../src/context/transcript/repair.js';
+import type { TranscriptFormat } from '../../src/context/transcript/types.js';
+import { validateTranscript } from '../../src/context/transcript/validate.js';
 import type { Figure } from '../lib/area-report.js';
 import { syntheticTranscript } from './transcripts.js';
 

@@ -5,7 +5,7 @@
  * assistant answer. Roughly one loop in fifty carries a defect (an orphan result, an unanswered
  * call, a result after the next user turn, a duplicated result), so repair has real work to do.
  */
-import type { TranscriptFormat } from '../../src/context/index.js';
+import type { TranscriptFormat } from '../../src/context/transcript/types.js';
 
 type Msg = Record<string, unknown>;
 

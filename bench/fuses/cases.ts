@@ -3,7 +3,11 @@
  * call of the same shape as the baseline, and — when `src/boundary` is present — a 5-field field-spec
  * validation alone and combined with the check.
  */
-import { createFuseBox, type FuseVerdict, loopFuse, permissionFuse, type ToolCall } from '../../src/fuses/index.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
+import type { ToolCall } from '../../src/fuses/tool-fuse.js';
+import type { FuseVerdict } from '../../src/fuses/verdict.js';
 import type { TimedCase } from '../lib/measure.js';
 
 /** A compiled validator, typed structurally so this file does not depend on `src/boundary`. */

@@ -24,13 +24,16 @@ const TARGET_US = 3;
 
 async function loadValidator(): Promise<{ validator: Validator | null; note: string }> {
   try {
-    const boundary = (await import('../../src/boundary/index.js')) as {
+    const boundary = (await import('../../src/boundary/compile-schema.js')) as {
       compileSchema(spec: unknown): Validator;
     };
     const validator = boundary.compileSchema(FIVE_FIELD_SPEC);
     const sample = { customer_id: 'c1', limit: 10, include_archived: false, sort: 'desc', page: 1 };
     if (!validator.validate(sample).ok) throw new Error('the 5-field spec refused a valid sample');
-    return { validator, note: '`src/boundary/index.ts` present: the combined case validates a 5-field field spec' };
+    return {
+      validator,
+      note: '`src/boundary/compile-schema.ts` present: the combined case validates a 5-field field spec',
+    };
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { validator: null, note: `\`src/boundary\` not usable (${reason}): checkToolCall is measured alone` };

@@ -3,8 +3,8 @@
  * setting the fuse constructors refuse is reported at its key.
  */
 import type { Clock } from '../core/clock.js';
+import { InvalidOptionError } from '../errors.js';
 import { budgetFuse } from '../fuses/budget.js';
-import { FuseConfigError } from '../fuses/errors.js';
 import type { FuseEvent } from '../fuses/events.js';
 import { createFuseBox, type FuseBox } from '../fuses/fuse-box.js';
 import { loopFuse } from '../fuses/loop.js';
@@ -51,7 +51,7 @@ export function buildFuses(
     });
     return { box };
   } catch (error) {
-    if (!(error instanceof FuseConfigError)) throw error;
+    if (!(error instanceof InvalidOptionError)) throw error;
     return { issue: { path: ['fuses', section, ...snakeCase(error.option)], target: 'key', message: error.message } };
   }
 }

@@ -6,14 +6,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createMemorySnapshotStorage } from '../context/snapshots/memory-snapshot-storage.js';
-import { GuardError } from '../errors.js';
-import { ReceiptKeyError } from '../ledger/receipts/errors.js';
-import { createJsonlReceiptSink } from '../ledger/receipts/jsonl-sink.js';
-import type { ReceiptSink } from '../ledger/receipts/receipt-sink.js';
+import { GuardError, ReceiptKeyError } from '../errors.js';
 import { createReceiptWriter, type ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
 import { createReceiptSigner, type ReceiptSigner } from '../ledger/receipts/signers.js';
+import { createJsonlReceiptSink } from '../storage/jsonl/jsonl-sink.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { createMemoryStorage } from '../storage/memory.js';
+import type { ReceiptSink } from '../storage/receipt-sink.js';
 import type { SnapshotStorage } from '../storage/snapshot-storage.js';
 import type { ConfigEnv } from './parse-config.js';
 import type { NodeIssue } from './schema/nodes.js';

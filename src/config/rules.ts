@@ -2,7 +2,7 @@
  * The rules that span sections, checked on parsed settings. Each finding names the key path it is
  * about, so it gets a line and column like any schema issue.
  */
-import type { SideEffectClass } from '../ledger/envelope.js';
+import type { SideEffectClass } from '../storage/envelope.js';
 import { checkBoundedTools } from './bounded-rules.js';
 import { ledgeredTools } from './coverage.js';
 import type { NodeIssue } from './schema/nodes.js';

@@ -4,8 +4,8 @@
  * here; `loadConfig` reads them.
  */
 import type { TranscriptFormat } from '../context/transcript/types.js';
-import type { RetryPermission, SideEffectClass, Spendability } from '../ledger/envelope.js';
 import type { ArgsDriftPolicy, ToolIdentity } from '../ledger/types.js';
+import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
 
 /** `production` turns on the rules that refuse unsafe stores and implicit identities. */
 export type ConfigProfile = 'development' | 'production';

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { arrayArgument, InvalidArgumentError, kindOf, optionsOf, unreadableArgument } from '../invalid-argument.js';
 
 /** Counts tokens of text and of whole chat histories. */
-export interface TokenCounter {
+export interface MessageTokenCounter {
   /** Counter name, for events and reports. */
   readonly name: string;
   /** Tokens of `text` for `model` (the counter's default model when omitted). */
@@ -94,7 +94,7 @@ export function countHistoryTokens(messages: readonly unknown[], count: (text: s
  * @example
  * createCharTokenCounter().count('hello world'); // 3
  */
-export function createCharTokenCounter(given: { readonly charsPerToken?: number } = {}): TokenCounter {
+export function createCharTokenCounter(given: { readonly charsPerToken?: number } = {}): MessageTokenCounter {
   const options = optionsOf('createCharTokenCounter', given, true);
   const per = options.charsPerToken ?? 4;
   if (!(Number.isFinite(per) && per > 0)) {
@@ -113,11 +113,11 @@ export function createCharTokenCounter(given: { readonly charsPerToken?: number 
 }
 
 /** The default counter: one token per four characters. */
-export const charTokenCounter: TokenCounter = createCharTokenCounter();
+export const charTokenCounter: MessageTokenCounter = createCharTokenCounter();
 
 /**
  * Adapt a plain `(text, model) => number` count function — such as the budget fuse's counter — to a
- * {@link TokenCounter}, so one tokenizer can serve both.
+ * {@link MessageTokenCounter}, so one tokenizer can serve both.
  *
  * @example
  * const counter = tokenCounterFromFunction('fuse', (text, model) => countWithMyTokenizer(text, model), 'gpt-4o');
@@ -126,7 +126,7 @@ export function tokenCounterFromFunction(
   name: string,
   count: (text: string, model: string) => number,
   defaultModel: string,
-): TokenCounter {
+): MessageTokenCounter {
   return Object.freeze({
     name,
     count: (text: string, model?: string) => count(text, model ?? defaultModel),
@@ -162,7 +162,7 @@ export interface GptTokenCounterOptions {
   /** Model assumed when a call names none. Default `gpt-4o`. */
   readonly defaultModel?: string;
   /** Counter for models that are not OpenAI's. Default {@link charTokenCounter}. */
-  readonly fallback?: TokenCounter;
+  readonly fallback?: MessageTokenCounter;
 }
 
 /**
@@ -175,7 +175,7 @@ export interface GptTokenCounterOptions {
  * counter.count('hello world', 'gpt-4o'); // 2
  * counter.count('hello world', 'claude-sonnet-4'); // 3 (chars/4)
  */
-export function createGptTokenCounter(given: GptTokenCounterOptions = {}): TokenCounter {
+export function createGptTokenCounter(given: GptTokenCounterOptions = {}): MessageTokenCounter {
   const options = optionsOf('createGptTokenCounter', given, true);
   const defaultModel = options.defaultModel ?? 'gpt-4o';
   const fallback = options.fallback ?? charTokenCounter;

@@ -1,7 +1,7 @@
 /**
  * RFC 8785 (JSON Canonicalization Scheme) serialisation.
  */
-import { CanonicalJsonError } from '../errors.js';
+import { CanonicalJsonError } from './guard-error.js';
 
 function isPlainObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);

@@ -2,8 +2,8 @@
  * SHA-256 fingerprints of canonical JSON.
  */
 import { hash } from 'node:crypto';
-import { InvalidArgumentError, kindOf } from '../invalid-argument.js';
 import { canonicalJson } from './canonical-json.js';
+import { InvalidArgumentError, kindOf } from './guard-error.js';
 
 /** SHA-256 hex digest of a UTF-8 string (one call, no Hash object per digest). */
 export function sha256Hex(text: string): string {

@@ -4,8 +4,10 @@
  * reason, is shown with what it will do before it is confirmed, and is refused with the ledger's
  * own message when the ledger refuses.
  */
+
+import type { JsonValue } from '../core/json.js';
 import { GuardError } from '../errors.js';
-import type { JsonValue, TransitionRecord } from '../ledger/transition-record.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import type { NamedLedger } from './queries.js';
 
 /** The actions a form can ask for. */

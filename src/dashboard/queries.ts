@@ -11,11 +11,12 @@
  *   applied to the fetched pages, at most `scanLimit` records per request; a request that reaches
  *   the bound says so and offers the cursor to read on.
  */
-import { Outcome } from '../ledger/envelope.js';
+
 import { isExpired } from '../ledger/resolve-gate.js';
-import type { TransitionRecord } from '../ledger/transition-record.js';
 import type { Ledger } from '../ledger/types.js';
+import { Outcome } from '../storage/envelope.js';
 import type { ListQuery } from '../storage/ledger-storage.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 
 /** A ledger of the config, under the name the dashboard shows (`action`, `task`). */
 export interface NamedLedger {

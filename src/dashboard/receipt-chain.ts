@@ -7,10 +7,10 @@
  * `sink.last()` names another head, or for at most a minute.
  */
 import { type Clock, systemClock } from '../core/clock.js';
-import { isReceipt, type Receipt, receiptHash } from '../ledger/receipts/receipt.js';
-import type { ReceiptSink } from '../ledger/receipts/receipt-sink.js';
 import type { ReceiptKey } from '../ledger/receipts/signers.js';
 import { type VerifyReceiptsResult, verifyReceipts } from '../ledger/receipts/verify-receipts.js';
+import { isReceipt, type Receipt, receiptHash } from '../storage/receipt.js';
+import type { ReceiptSink } from '../storage/receipt-sink.js';
 
 /** Where the receipts are and the keys that check them. */
 export interface DashboardReceipts {

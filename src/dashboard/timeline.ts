@@ -7,9 +7,10 @@
  * completed, released, release consumed, last write) and from the receipts on the chain, each of
  * which is a signed event of its own.
  */
-import { type DecisionVerdict, decisionDigest } from '../ledger/decision.js';
-import type { Receipt } from '../ledger/receipts/receipt.js';
-import type { TransitionRecord } from '../ledger/transition-record.js';
+import { decisionDigest } from '../ledger/decision.js';
+import type { DecisionVerdict } from '../storage/decision.js';
+import type { Receipt } from '../storage/receipt.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { shownOutcome } from './queries.js';
 
 /** One entry of the timeline. */

@@ -1,7 +1,8 @@
 /**
  * Options of the budget fuse, prices and their validation.
  */
-import { FuseConfigError } from './errors.js';
+
+import { InvalidOptionError } from '../errors.js';
 import type { TokenCounter } from './token-counter.js';
 
 /** US dollars per 1,000 tokens. Cached input defaults to the input price, as do cache writes. */
@@ -37,14 +38,17 @@ export interface BudgetFuseOptions {
 
 function nonNegative(option: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-    throw new FuseConfigError(option, `\`${option}\` must be a finite, non-negative number (got \`${String(value)}\`)`);
+    throw new InvalidOptionError(
+      option,
+      `\`${option}\` must be a finite, non-negative number (got \`${String(value)}\`)`,
+    );
   }
   return value;
 }
 
 function checkedPrice(option: string, price: ModelPrice): ModelPrice {
   if (typeof price !== 'object' || price === null) {
-    throw new FuseConfigError(option, `\`${option}\` must be an object with \`inputPer1k\` and \`outputPer1k\``);
+    throw new InvalidOptionError(option, `\`${option}\` must be an object with \`inputPer1k\` and \`outputPer1k\``);
   }
   const out: { -readonly [K in keyof ModelPrice]: ModelPrice[K] } = {
     inputPer1k: nonNegative(`${option}.inputPer1k`, price.inputPer1k),
@@ -68,7 +72,7 @@ export interface BudgetSettings {
   priceOf(model: string): ModelPrice | undefined;
 }
 
-/** Check `options`; throws {@link FuseConfigError} on a negative ceiling or price. */
+/** Check `options`; throws {@link InvalidOptionError} on a negative ceiling or price. */
 export function budgetSettings(options: BudgetFuseOptions): BudgetSettings {
   const maxUsd = options.maxUsd === undefined ? undefined : nonNegative('maxUsd', options.maxUsd);
   const maxTokens = options.maxTokens === undefined ? undefined : nonNegative('maxTokens', options.maxTokens);

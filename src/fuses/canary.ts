@@ -4,9 +4,9 @@
  */
 import { type Clock, systemClock } from '../core/clock.js';
 import { sha256Hex } from '../core/fingerprint.js';
+import { InvalidOptionError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
 import { CanaryArmStats, type CanaryArmSummary } from './canary-arm.js';
-import { FuseConfigError } from './errors.js';
 
 export type { CanaryArmSummary } from './canary-arm.js';
 
@@ -90,7 +90,7 @@ export interface CanaryFuse {
 
 function numberIn(option: string, value: unknown, min: number, max = Number.POSITIVE_INFINITY): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw new FuseConfigError(
+    throw new InvalidOptionError(
       option,
       `\`${option}\` must be a finite number in ${min}..${max} (got \`${String(value)}\`)`,
     );
@@ -101,7 +101,7 @@ function numberIn(option: string, value: unknown, min: number, max = Number.POSI
 function checkedGates(gates: CanaryGates): Required<CanaryGates> {
   const minSamples = numberIn('gates.minSamples', gates?.minSamples, 1);
   if (!Number.isInteger(minSamples))
-    throw new FuseConfigError('gates.minSamples', '`gates.minSamples` must be an integer');
+    throw new InvalidOptionError('gates.minSamples', '`gates.minSamples` must be an integer');
   return {
     maxErrorRateDelta: numberIn('gates.maxErrorRateDelta', gates.maxErrorRateDelta, 0, 1),
     maxP95LatencyRatio: numberIn('gates.maxP95LatencyRatio', gates.maxP95LatencyRatio, 0),

@@ -2,20 +2,20 @@
  * Errors of the fuses. Checks never throw; these are raised only by construction (bad options) and
  * by {@link assertAllowed}, the throwing twin of a verdict.
  */
-import { GuardError } from '../errors.js';
+import { GuardError, InvalidOptionError } from '../errors.js';
 import { recordArgument } from '../invalid-argument.js';
 import type { FuseAllowance, FuseRefusal, FuseVerdict } from './verdict.js';
 
-/** A fuse was constructed with options that cannot work (a threshold below 2, a percent over 100). */
-export class FuseConfigError extends GuardError {
-  /** The offending option, e.g. `repeatThreshold`. */
-  readonly option: string;
-
-  constructor(option: string, message: string) {
-    super('fuse_config_invalid', message);
-    this.option = option;
-  }
-}
+/**
+ * A fuse was constructed with options that cannot work: now {@link InvalidOptionError} itself
+ * (code `invalid_option`, the option's path in `option`). The name stays so `instanceof
+ * FuseConfigError` goes on working.
+ *
+ * @deprecated Catch {@link InvalidOptionError}.
+ */
+export const FuseConfigError: typeof InvalidOptionError = InvalidOptionError;
+/** @deprecated Use {@link InvalidOptionError}. */
+export type FuseConfigError = InvalidOptionError;
 
 /** A fuse refused a call; `verdict` holds the refusal and `llmMessage` its note for the model. */
 export class FuseTrippedError extends GuardError {

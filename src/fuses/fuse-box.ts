@@ -3,9 +3,10 @@
  * replays to the same verdicts.
  */
 import { type Clock, systemClock } from '../core/clock.js';
+import { InvalidOptionError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
 import type { BudgetFuse } from './budget.js';
-import { FuseConfigError, FuseLogError } from './errors.js';
+import { FuseLogError } from './errors.js';
 import { type FuseEvent, FuseEventType } from './events.js';
 import { createRunBox, type FuseRun } from './run-box.js';
 import { createRunEngine, type RunEngine } from './run-engine.js';
@@ -123,7 +124,7 @@ export function createFuseBox(given: FuseBoxOptions = {}): FuseBox {
   return {
     forRun(runId) {
       if (typeof runId !== 'string' || runId === '') {
-        throw new FuseConfigError('runId', `A run id must be a non-empty string (got \`${String(runId)}\`)`);
+        throw new InvalidOptionError('runId', `A run id must be a non-empty string (got \`${String(runId)}\`)`);
       }
       const existing = runs.get(runId);
       if (existing !== undefined) return existing;

@@ -2,8 +2,9 @@
  * The judge gate: deterministic checks overrule a model's grade of its own output.
  */
 
+import { codeList } from '../core/code-list.js';
+import { InvalidOptionError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
-import { FuseConfigError } from './errors.js';
 import {
   ALLOWED,
   errorMessage,
@@ -11,7 +12,6 @@ import {
   FuseCode,
   FuseName,
   type FuseRefusal,
-  listNames,
   refusal,
   sentences,
 } from './verdict.js';
@@ -68,7 +68,7 @@ function run<T>(kind: 'hard' | 'advisory', name: string, check: JudgeCheck<T>, o
 
 function checkThreshold(threshold: number): number {
   if (typeof threshold !== 'number' || !(threshold >= 0 && threshold <= 1)) {
-    throw new FuseConfigError('threshold', `\`threshold\` must be a number in 0..1 (got \`${String(threshold)}\`)`);
+    throw new InvalidOptionError('threshold', `\`threshold\` must be a number in 0..1 (got \`${String(threshold)}\`)`);
   }
   return threshold;
 }
@@ -107,8 +107,8 @@ export function judgeGate<T>(given: JudgeGateOptions<T>): JudgeGate<T> {
         failedHard.length + failedAdvisory.length === 0
           ? 'Nothing is missing'
           : sentences(
-              failedHard.length > 0 ? `Missing (required): ${listNames(failedHard)}` : '',
-              failedAdvisory.length > 0 ? `Missing (advised): ${listNames(failedAdvisory)}` : '',
+              failedHard.length > 0 ? `Missing (required): ${codeList(failedHard)}` : '',
+              failedAdvisory.length > 0 ? `Missing (advised): ${codeList(failedAdvisory)}` : '',
             );
       const report = { checks, critique };
       const score = typeof selfScore === 'number' && selfScore >= 0 && selfScore <= 1 ? selfScore : null;
@@ -129,7 +129,7 @@ export function judgeGate<T>(given: JudgeGateOptions<T>): JudgeGate<T> {
         return refuse(FuseCode.judge_invalid_score, `Self-score \`${shown}\` is not a number in 0..1`);
       }
       if (failedHard.length > 0) {
-        return refuse(FuseCode.judge_hard_check_failed, `Required checks failed: ${listNames(failedHard)}`);
+        return refuse(FuseCode.judge_hard_check_failed, `Required checks failed: ${codeList(failedHard)}`);
       }
       if (score < threshold) {
         return refuse(FuseCode.judge_below_threshold, `Self-score ${score} is below the threshold ${threshold}`);

@@ -1,7 +1,8 @@
+import { InvalidOptionError } from '../errors.js';
+import { integerOption } from '../option-checks.js';
 /**
  * Options of the loop fuse and their validation (construction may throw; checks never do).
  */
-import { FuseConfigError } from './errors.js';
 
 /** Options of {@link loopFuse}. */
 export interface LoopFuseOptions {
@@ -49,13 +50,10 @@ export interface LoopSettings {
 const MAX_WINDOW = 1_000_000;
 
 function integerAtLeast(option: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min) {
-    throw new FuseConfigError(option, `\`${option}\` must be an integer of at least ${min} (got \`${value}\`)`);
-  }
-  return value;
+  return integerOption(option, value, min);
 }
 
-/** Check `options` and fill in defaults; throws {@link FuseConfigError} on a setting that cannot work. */
+/** Check `options` and fill in defaults; throws {@link InvalidOptionError} on a setting that cannot work. */
 export function loopSettings(options: LoopFuseOptions): LoopSettings {
   const repeatThreshold = integerAtLeast('repeatThreshold', options.repeatThreshold ?? 3, 2);
   const maxCycleLength = integerAtLeast('maxCycleLength', options.maxCycleLength ?? 4, 1);
@@ -66,7 +64,7 @@ export function loopSettings(options: LoopFuseOptions): LoopSettings {
   const needed = Math.max(repeatThreshold, 2 * maxCycleLength, ...allowances.values());
   const window = options.window === undefined ? Math.max(64, needed) : integerAtLeast('window', options.window, needed);
   if (window > MAX_WINDOW) {
-    throw new FuseConfigError('window', `\`window\` must be at most ${MAX_WINDOW} (got \`${window}\`)`);
+    throw new InvalidOptionError('window', `\`window\` must be at most ${MAX_WINDOW} (got \`${window}\`)`);
   }
   const retryAllowance = integerAtLeast('retryAllowance', options.retryAllowance ?? 2, 0);
   return { repeatThreshold, maxCycleLength, allowances, window, terminal: options.terminal !== false, retryAllowance };

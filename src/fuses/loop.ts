@@ -4,10 +4,11 @@
  * progress (polling), not a loop.
  */
 
+import { codeList } from '../core/code-list.js';
 import { optionsOf } from '../invalid-argument.js';
 import { type LoopFuseOptions, type LoopSettings, loopSettings } from './loop-options.js';
 import { callSubject, type ToolCallFacts, type ToolFuse, type ToolFuseRun } from './tool-fuse.js';
-import { ALLOWED, FuseCode, FuseName, type FuseVerdict, listNames, refusal, sentences } from './verdict.js';
+import { ALLOWED, FuseCode, FuseName, type FuseVerdict, refusal, sentences } from './verdict.js';
 
 export type { LoopFuseOptions } from './loop-options.js';
 
@@ -188,7 +189,7 @@ export function loopFuse(given: LoopFuseOptions = {}): ToolFuse {
     return refusal({
       fuse: name,
       code: FuseCode.loop_cycle,
-      reason: `Calls repeat a cycle of period ${period} (${listNames(cycle)}) with no new result`,
+      reason: `Calls repeat a cycle of period ${period} (${codeList(cycle)}) with no new result`,
       note: sentences(
         `${callSubject(call.name)} was NOT executed: your recent calls repeat the cycle ${cycle.map((t) => `\`${t}\``).join(' → ')} without new results`,
         'Try a different approach',

@@ -3,19 +3,11 @@
  * needs was granted to the run.
  */
 
+import { codeList } from '../core/code-list.js';
+import { InvalidOptionError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
-import { FuseConfigError } from './errors.js';
 import { callSubject, type ToolCallFacts, type ToolFuse, type ToolFuseRun } from './tool-fuse.js';
-import {
-  ALLOWED,
-  FuseCode,
-  FuseName,
-  type FuseRefusal,
-  type FuseVerdict,
-  listNames,
-  refusal,
-  sentences,
-} from './verdict.js';
+import { ALLOWED, FuseCode, FuseName, type FuseRefusal, type FuseVerdict, refusal, sentences } from './verdict.js';
 
 /** Options of {@link permissionFuse}. */
 export interface PermissionFuseOptions {
@@ -42,16 +34,16 @@ interface ToolAccess {
 
 function compile(options: PermissionFuseOptions): ReadonlyMap<string, ToolAccess> {
   if (!Array.isArray(options?.granted) || options.granted.some((scope) => typeof scope !== 'string')) {
-    throw new FuseConfigError('granted', '`granted` must be an array of scope names');
+    throw new InvalidOptionError('granted', '`granted` must be an array of scope names');
   }
   if (typeof options.tools !== 'object' || options.tools === null) {
-    throw new FuseConfigError('tools', '`tools` must map tool names to the scopes they need');
+    throw new InvalidOptionError('tools', '`tools` must map tool names to the scopes they need');
   }
   const granted = new Set(options.granted);
   const tools = new Map<string, ToolAccess>();
   for (const [tool, scopes] of Object.entries(options.tools)) {
     if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string')) {
-      throw new FuseConfigError('tools', `Scopes of tool \`${tool}\` must be an array of strings`);
+      throw new InvalidOptionError('tools', `Scopes of tool \`${tool}\` must be an array of strings`);
     }
     const required = Object.freeze([...new Set<string>(scopes)]);
     tools.set(tool, Object.freeze({ required, missing: Object.freeze(required.filter((s) => !granted.has(s))) }));
@@ -61,7 +53,7 @@ function compile(options: PermissionFuseOptions): ReadonlyMap<string, ToolAccess
 
 function checkMaxDenials(maxDenials: number): number {
   if (!(maxDenials >= 1))
-    throw new FuseConfigError('maxDenials', `\`maxDenials\` must be at least 1 (got \`${maxDenials}\`)`);
+    throw new InvalidOptionError('maxDenials', `\`maxDenials\` must be at least 1 (got \`${maxDenials}\`)`);
   return maxDenials;
 }
 
@@ -99,9 +91,9 @@ export function permissionFuse(given: PermissionFuseOptions): ToolFuse {
       return refusal({
         fuse: name,
         code: FuseCode.unknown_tool,
-        reason: `Unknown tool \`${call.name}\` (allowed: ${listNames(usable)})`,
+        reason: `Unknown tool \`${call.name}\` (allowed: ${codeList(usable)})`,
         note: sentences(
-          `${callSubject(call.name)} was NOT executed: \`${call.name}\` is not a tool this run may use (usable tools: ${listNames(usable)})`,
+          `${callSubject(call.name)} was NOT executed: \`${call.name}\` is not a tool this run may use (usable tools: ${codeList(usable)})`,
           'Do not retry it',
           stop,
         ),
@@ -112,9 +104,9 @@ export function permissionFuse(given: PermissionFuseOptions): ToolFuse {
     return refusal({
       fuse: name,
       code: FuseCode.permission_denied,
-      reason: `Tool \`${call.name}\` needs ${listNames(access.missing)}, which the run was not granted (granted: ${listNames(granted)})`,
+      reason: `Tool \`${call.name}\` needs ${codeList(access.missing)}, which the run was not granted (granted: ${codeList(granted)})`,
       note: sentences(
-        `${callSubject(call.name)} was NOT executed: it needs the permissions ${listNames(access.missing)}, which this run was not granted`,
+        `${callSubject(call.name)} was NOT executed: it needs the permissions ${codeList(access.missing)}, which this run was not granted`,
         'Do not retry it; use a permitted tool or tell the user the action needs those permissions',
         stop,
       ),

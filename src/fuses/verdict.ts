@@ -1,7 +1,7 @@
+import type { JsonValue } from '../core/json.js';
 /**
  * Fuse verdicts: every fuse answers with a plain, JSON-serialisable verdict and never throws.
  */
-import type { JsonValue } from '../ledger/transition-record.js';
 
 /** Names of the built-in fuses; a verdict's `fuse` may also carry a custom fuse's name. */
 export const FuseName = {
@@ -109,11 +109,6 @@ export function guarded(fuse: string, operation: string, subject: string, fn: ()
   } catch (error) {
     return internalErrorRefusal(fuse, operation, error, subject);
   }
-}
-
-/** Backticked, comma-separated names: `` `a`, `b` ``. */
-export function listNames(names: readonly string[]): string {
-  return names.length === 0 ? 'none' : names.map((name) => `\`${name}\``).join(', ');
 }
 
 /** Join non-empty sentences with `. `, without a trailing period (house style for messages). */

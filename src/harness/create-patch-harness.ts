@@ -15,7 +15,7 @@ import { type AssetProvider, checkAssetProviders } from './assets/asset-provider
 import { compactSupersededResults } from './context-policy/compact-superseded-results.js';
 import type { ModelContextPolicy } from './context-policy/context-policy.js';
 import { compileDesignSpec, type DesignSpec } from './design/design-spec.js';
-import { HarnessConfigError } from './errors.js';
+import { invalidHarnessOption } from './errors.js';
 import { type HarnessLimits, type ResolvedLimits, resolveLimits } from './limits.js';
 import type { MainModel, VisionModel } from './models/types.js';
 import type { CandidatePolicy } from './run/candidate-policy.js';
@@ -89,11 +89,11 @@ function named<T extends { readonly name?: unknown }>(
   method: string,
 ): readonly T[] {
   if (items === undefined) return [];
-  if (!Array.isArray(items)) throw new HarnessConfigError(option, 'expected an array');
+  if (!Array.isArray(items)) throw invalidHarnessOption(option, 'expected an array');
   items.forEach((item, index) => {
     const ok = typeof item === 'object' && item !== null && typeof item.name === 'string';
     if (!ok)
-      throw new HarnessConfigError(
+      throw invalidHarnessOption(
         `${option}[${index}]`,
         `expected an object with a \`name\`${method === '' ? '' : ` and \`${method}\``}`,
       );
@@ -107,35 +107,35 @@ function rendererOf(
 ): Renderer | undefined {
   if (renderer === undefined) return undefined;
   if (vision === undefined)
-    throw new HarnessConfigError('renderer', 'a renderer needs a `visionModel` to review its renders');
+    throw invalidHarnessOption('renderer', 'a renderer needs a `visionModel` to review its renders');
   if (typeof renderer === 'function') return createRenderer(renderer);
   if (typeof renderer !== 'object' || renderer === null || typeof renderer.render !== 'function') {
-    throw new HarnessConfigError('renderer', 'expected `{ render(candidate, context) }` or a render function');
+    throw invalidHarnessOption('renderer', 'expected `{ render(candidate, context) }` or a render function');
   }
   return renderer;
 }
 
 function visionOf(model: VisionModel | undefined, review: VisualReviewOptions | undefined): VisionSetup | undefined {
   if (review !== undefined && (typeof review !== 'object' || review === null)) {
-    throw new HarnessConfigError('visualReview', 'expected `{ outputSchema?, instructions? }`');
+    throw invalidHarnessOption('visualReview', 'expected `{ outputSchema?, instructions? }`');
   }
   if (model === undefined) {
-    if (review !== undefined) throw new HarnessConfigError('visualReview', 'needs a `visionModel`');
+    if (review !== undefined) throw invalidHarnessOption('visualReview', 'needs a `visionModel`');
     return undefined;
   }
   const instructions = review?.instructions;
   if (instructions !== undefined && typeof instructions !== 'string') {
-    throw new HarnessConfigError('visualReview.instructions', 'expected a string');
+    throw invalidHarnessOption('visualReview.instructions', 'expected a string');
   }
   const schema = review?.outputSchema;
   let compiled: VisionSetup['review'];
   if (schema !== undefined) {
     if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-      throw new HarnessConfigError('visualReview.outputSchema', 'expected a JSON Schema object');
+      throw invalidHarnessOption('visualReview.outputSchema', 'expected a JSON Schema object');
     }
     const declared = schema.$schema;
     if (declared !== undefined && (typeof declared !== 'string' || !declared.includes('2020-12'))) {
-      throw new HarnessConfigError(
+      throw invalidHarnessOption(
         'visualReview.outputSchema',
         `expected JSON Schema 2020-12, got \`$schema\` \`${String(declared)}\``,
       );
@@ -144,7 +144,7 @@ function visionOf(model: VisionModel | undefined, review: VisualReviewOptions | 
       const frozen = Object.freeze(JSON.parse(canonicalJson(schema)) as JsonSchemaObject);
       compiled = { schema: frozen, compiled: compileSchema(frozen) };
     } catch (error) {
-      throw new HarnessConfigError('visualReview.outputSchema', (error as Error).message, { cause: error });
+      throw invalidHarnessOption('visualReview.outputSchema', (error as Error).message, { cause: error });
     }
   }
   const trimmed = instructions?.trim();
@@ -171,19 +171,19 @@ function visionOf(model: VisionModel | undefined, review: VisualReviewOptions | 
  */
 export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
   checkOptions('createPatchHarness', options, false);
-  if (typeof options !== 'object' || options === null) throw new HarnessConfigError('options', 'expected an object');
+  if (typeof options !== 'object' || options === null) throw invalidHarnessOption('options', 'expected an object');
   const limits = resolveLimits(options.limits);
   const spec = compileDesignSpec(options.designSpec);
   const { mainModel, visionModel } = options;
   if (typeof mainModel?.complete !== 'function' || typeof mainModel.id !== 'string') {
-    throw new HarnessConfigError('mainModel', 'expected `{ id: string, complete(request) }`');
+    throw invalidHarnessOption('mainModel', 'expected `{ id: string, complete(request) }`');
   }
   if (visionModel !== undefined && typeof visionModel.complete !== 'function') {
-    throw new HarnessConfigError('visionModel', 'expected `{ id: string, complete(request) }`');
+    throw invalidHarnessOption('visionModel', 'expected `{ id: string, complete(request) }`');
   }
   const renderer = rendererOf(options.renderer, visionModel);
   if (options.instructions !== undefined && typeof options.instructions !== 'string') {
-    throw new HarnessConfigError('instructions', 'expected a string');
+    throw invalidHarnessOption('instructions', 'expected a string');
   }
   const vision = visionOf(visionModel, options.visualReview);
   const providers = checkAssetProviders(options.assetProviders);
@@ -250,9 +250,9 @@ export function createPatchHarness(options: PatchHarnessOptions): PatchHarness {
     newRunId: randomUUID,
   });
   if (options.traceRedactor !== undefined && typeof options.traceRedactor !== 'function')
-    throw new HarnessConfigError('traceRedactor', 'expected a function `(trace, defaultRedaction) => object`');
+    throw invalidHarnessOption('traceRedactor', 'expected a function `(trace, defaultRedaction) => object`');
   if (typeof setup.contextPolicy?.apply !== 'function')
-    throw new HarnessConfigError('contextPolicy', 'expected `{ name, apply(messages, info) }`');
+    throw invalidHarnessOption('contextPolicy', 'expected `{ name, apply(messages, info) }`');
   return Object.freeze({
     limits,
     run: function runPatchHarness(runOptions: PatchRunOptions): Promise<RunResult> {

@@ -1,17 +1,26 @@
 /**
  * Errors of the patch harness. Every class extends {@link GuardError} with a stable `code`.
  */
-import { GuardError, type GuardErrorOptions } from '../errors.js';
+import { GuardError, type GuardErrorOptions, InvalidOptionError } from '../errors.js';
 
-/** A harness, tool, policy or design spec was defined with options that cannot work. */
-export class HarnessConfigError extends GuardError {
-  /** The offending option, e.g. `limits.maxSteps` or `tools[2].name`. */
-  readonly option: string;
+/**
+ * A harness, tool, policy or design spec was defined with options that cannot work: now
+ * {@link InvalidOptionError} itself (code `invalid_option`, the option's path in `option`). The
+ * name stays so `instanceof HarnessConfigError` goes on working.
+ *
+ * @deprecated Catch {@link InvalidOptionError}.
+ */
+export const HarnessConfigError: typeof InvalidOptionError = InvalidOptionError;
+/** @deprecated Use {@link InvalidOptionError}. */
+export type HarnessConfigError = InvalidOptionError;
 
-  constructor(option: string, problem: string, options: GuardErrorOptions = {}) {
-    super('harness_config_invalid', `Invalid option \`${option}\`: ${problem}`, options);
-    this.option = option;
-  }
+/** The {@link InvalidOptionError} of a harness option, in the harness's words: ``Invalid option `x`: problem``. */
+export function invalidHarnessOption(
+  option: string,
+  problem: string,
+  options: GuardErrorOptions = {},
+): InvalidOptionError {
+  return new InvalidOptionError(option, `Invalid option \`${option}\`: ${problem}`, options);
 }
 
 /** A run was started with input that cannot be used (a design that fails its spec, a tool message in the history). */

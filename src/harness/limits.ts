@@ -2,7 +2,9 @@
  * Run limits: defaults that bound every run, and opt-in guards that stop a run with
  * {@link RunLimitExceeded} when set.
  */
-import { HarnessConfigError } from './errors.js';
+
+import { integerOption } from '../option-checks.js';
+import { invalidHarnessOption } from './errors.js';
 import { applyJsonPatch, DEFAULT_JSON_PATCH_LIMITS, type JsonPatchLimits } from './json-patch/apply-json-patch.js';
 
 /** Bounds of a run. Every field is optional; the guards at the end are off unless set. */
@@ -209,30 +211,26 @@ const POSITIVE = new Set<NumericLimit>([
 ]);
 
 function checkedNumber(name: NumericLimit, value: unknown): number {
-  const min = POSITIVE.has(name) ? 1 : 0;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new HarnessConfigError(`limits.${name}`, `expected an integer of at least ${min}, got \`${String(value)}\``);
-  }
-  return value;
+  return integerOption(`limits.${name}`, value, POSITIVE.has(name) ? 1 : 0);
 }
 
-/** Fill in defaults and check every value; throws {@link HarnessConfigError}. */
+/** Fill in defaults and check every value; throws {@link InvalidOptionError}. */
 export function resolveLimits(limits: HarnessLimits = {}): ResolvedLimits {
   const out: Record<string, unknown> = { ...DEFAULT_HARNESS_LIMITS };
   for (const [name, value] of Object.entries(limits)) {
     if (value === undefined) continue;
     if (!Object.hasOwn(DEFAULT_HARNESS_LIMITS, name)) {
-      throw new HarnessConfigError(`limits.${name}`, 'unknown limit');
+      throw invalidHarnessOption(`limits.${name}`, 'unknown limit');
     }
     if (name === 'parallelToolCalls') {
-      if (typeof value !== 'boolean') throw new HarnessConfigError('limits.parallelToolCalls', 'expected a boolean');
+      if (typeof value !== 'boolean') throw invalidHarnessOption('limits.parallelToolCalls', 'expected a boolean');
       out[name] = value;
     } else if (name === 'patch') {
       const patch = Object.freeze({ ...DEFAULT_JSON_PATCH_LIMITS, ...(value as Partial<JsonPatchLimits>) });
       try {
         applyJsonPatch(null, [], patch); // checks every limit is one it can enforce
       } catch (error) {
-        throw new HarnessConfigError('limits.patch', (error as Error).message, { cause: error });
+        throw invalidHarnessOption('limits.patch', (error as Error).message, { cause: error });
       }
       out[name] = patch;
     } else {

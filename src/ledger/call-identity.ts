@@ -2,8 +2,8 @@
  * The identity a tool call brings: each id it gives is a non-empty string, and a consequential call
  * without any id is said once through the logger, or refused.
  */
-import { GuardError } from '../errors.js';
-import type { SideEffectClass } from './envelope.js';
+import { GuardError, InvalidOptionError } from '../errors.js';
+import type { SideEffectClass } from '../storage/envelope.js';
 import type { ResolvedSpec, RunContext } from './prepare-call.js';
 import type { CallOptions, LedgerLogger } from './types.js';
 
@@ -65,8 +65,8 @@ export function createCallIdentityCheck(
 ): (spec: ResolvedSpec, options: CallOptions, context: RunContext | undefined) => void {
   const resolved = policy ?? 'allow_derived';
   if (resolved !== 'allow_derived' && resolved !== 'require_explicit') {
-    throw new GuardError(
-      'invalid_option',
+    throw new InvalidOptionError(
+      'requestIdentity',
       `\`requestIdentity\` must be \`allow_derived\` or \`require_explicit\`, got \`${String(resolved)}\``,
     );
   }

@@ -3,7 +3,8 @@
  * anything is claimed, and the ledger's own verdict that closes every decision.
  */
 import { GuardError, LedgerError } from '../errors.js';
-import { CheckVerdict, composeDecision, type DecisionVerdict, type TransitionDecision } from './decision.js';
+import { CheckVerdict, type DecisionVerdict, type TransitionDecision } from '../storage/decision.js';
+import { composeDecision } from './decision.js';
 
 /** A call whose caller's checks denied it: nothing was claimed and the body did not run. */
 export class LedgerDecisionDeniedError extends LedgerError {

@@ -2,41 +2,15 @@
  * The executor's context and the records a claim writes: a fresh claim and a takeover.
  */
 import type { Clock } from '../core/clock.js';
-import type { LedgerStorage } from '../storage/ledger-storage.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
 import { claimDecision } from './caller-verdicts.js';
+import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
 import { settleBeforeReplacing } from './receipts/ledger-receipts.js';
-import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import { withoutResult } from './stored-result.js';
-import type { TransitionRecord } from './transition-record.js';
 import { announceChange } from './transition-watch.js';
-import type { CallOptions, LedgerEvent, LedgerLogger, Reconciler } from './types.js';
-
-/** The ledger settings the executor reads. */
-export interface ExecutorContext {
-  readonly storage: LedgerStorage;
-  readonly clock: Clock;
-  readonly agentId: string;
-  readonly policyVersion: string;
-  readonly leaseTtlMs: number;
-  /** Undefined: a third of the lease; 0: no renewal. */
-  readonly renewIntervalMs: number | undefined;
-  /** Arms a one-shot timer on the ledger clock (its `schedule`, or `sleep` when it has none). */
-  readonly schedule: (ms: number, fn: () => void) => () => void;
-  readonly pollIntervalMs: number;
-  readonly pollMaxIntervalMs: number;
-  readonly pollTimeoutMs: number | undefined;
-  readonly reconciler: Reconciler | undefined;
-  readonly reconcileTimeoutMs: number;
-  readonly logger: LedgerLogger | undefined;
-  readonly deferReadOnlyUnknown: boolean;
-  readonly markerWarned: Set<string>;
-  /** Signs and appends receipts; undefined when receipts are off. */
-  readonly receipts: ReceiptWriter | undefined;
-  readonly onEvent: ((event: LedgerEvent) => void) | undefined;
-  newOwner(): string;
-}
+import type { CallOptions } from './types.js';
 
 const STOPPED = new Error('Lease renewal stopped');
 

@@ -3,13 +3,15 @@
  */
 import { systemClock } from '../core/clock.js';
 import { createAsyncScope } from '../core/scope.js';
-import { GuardError, LedgerHardBlockError } from '../errors.js';
+import { InvalidOptionError, LedgerHardBlockError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
+import { durationOption, textOption } from '../option-checks.js';
 import { markerScope } from './boundary-markers.js';
 import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { createCallIdentityCheck } from './call-identity.js';
-import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
+import { type Body, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
+import type { ExecutorContext } from './executor-context.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
 import { newOwnerPrefix } from './owner-id.js';
 import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
@@ -29,23 +31,13 @@ import type {
 } from './types.js';
 
 function positive(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0)
-    throw new GuardError('invalid_option', `\`${name}\` must be a positive number, got \`${value}\``);
-  return value;
-}
-
-function requireText(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new GuardError('invalid_option', `\`${name}\` must be a non-empty string`);
-  }
-  return value;
+  return value === undefined ? fallback : durationOption(name, value);
 }
 
 function receiptWriterOf(option: LedgerReceiptsOption | undefined): ReceiptWriter | undefined {
   if (option === undefined) return undefined;
   if (option === null || typeof option !== 'object' || option.sink === undefined || option.signer === undefined) {
-    throw new GuardError('invalid_option', '`receipts` needs a `sink` and a `signer`');
+    throw new InvalidOptionError('receipts', '`receipts` needs a `sink` and a `signer`');
   }
   return 'write' in option && typeof option.write === 'function'
     ? option
@@ -78,19 +70,18 @@ function receiptWriterOf(option: LedgerReceiptsOption | undefined): ReceiptWrite
 export function createLedger(given: LedgerOptions): Ledger {
   const options = optionsOf('createLedger', given);
   if (options.storage === undefined) {
-    throw new GuardError('invalid_option', 'createLedger needs a `storage`');
+    throw new InvalidOptionError('storage', 'createLedger needs a `storage`');
   }
-  const agentId = requireText('agentId', options.agentId);
-  const policyVersion = requireText('policyVersion', options.policyVersion);
-  const leaseTtlMs = options.leaseTtlMs ?? 300_000;
-  if (!Number.isFinite(leaseTtlMs))
-    throw new GuardError('invalid_option', `\`leaseTtlMs\` must be a number, got \`${leaseTtlMs}\``);
+  const agentId = textOption('agentId', options.agentId, true);
+  const policyVersion = textOption('policyVersion', options.policyVersion, true);
+  // Zero or less is an unbounded lease.
+  const leaseTtlMs = durationOption('leaseTtlMs', options.leaseTtlMs ?? 300_000, 'any');
   const ownerPrefix = newOwnerPrefix(options.ownerId);
   let claims = 0;
   const runScope = createAsyncScope<RunContext>();
   const receipts = receiptWriterOf(options.receipts);
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
-    throw new GuardError('invalid_option', '`onEvent` must be a function');
+    throw new InvalidOptionError('onEvent', '`onEvent` must be a function');
   }
 
   const ctx: ExecutorContext = Object.freeze({

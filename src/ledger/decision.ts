@@ -6,35 +6,16 @@
  * attempt it authorised: the body of an attempt runs only after both are durable.
  */
 import { fingerprint } from '../core/fingerprint.js';
-import { arrayArgument, recordArgument, unreadableArgument } from '../invalid-argument.js';
-import type { TransitionRecord } from './transition-record.js';
-
-/** What one check said about a call. */
-export const CheckVerdict = {
-  allow: 'allow',
-  deny: 'deny',
-} as const;
-/** What one check said about a call. */
-export type CheckVerdict = (typeof CheckVerdict)[keyof typeof CheckVerdict];
-
-/** One check's verdict, as recorded: a name, allow or deny, and a short reason (never arguments). */
-export interface DecisionVerdict {
-  /** The check: `registry`, `fuses`, `arguments`, `approval`, `ledger`, or a caller's own name. */
-  readonly check: string;
-  readonly verdict: CheckVerdict;
-  readonly reason?: string;
-}
-
-/** The decision recorded with a claim: every check's verdict, in the order they ran. */
-export interface TransitionDecision {
-  /** True only when every verdict allows. */
-  readonly allowed: boolean;
-  readonly verdicts: readonly DecisionVerdict[];
-  /** The reasons (else the check names) of the verdicts that deny, in order. */
-  readonly deniedReasons: readonly string[];
-  /** Epoch ms (ledger clock) of the claim that wrote it; absent on a decision composed elsewhere. */
-  readonly at?: number;
-}
+import { arrayArgument, recordArgument } from '../invalid-argument.js';
+import {
+  CheckVerdict,
+  type DecisionVerdict,
+  MAX_CHECK_NAME_LENGTH,
+  MAX_DECISION_VERDICTS,
+  MAX_REASON_LENGTH,
+  type TransitionDecision,
+} from '../storage/decision.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 
 /**
  * Where a record's effect is in the protocol:
@@ -54,13 +35,6 @@ export const EffectState = {
 } as const;
 /** Where a record's effect is in the protocol. */
 export type EffectState = (typeof EffectState)[keyof typeof EffectState];
-
-/** Most verdicts a decision keeps; later ones are folded into one `truncated` verdict. */
-export const MAX_DECISION_VERDICTS = 32;
-/** Longest check name kept. */
-export const MAX_CHECK_NAME_LENGTH = 64;
-/** Longest reason kept. */
-export const MAX_REASON_LENGTH = 300;
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -112,34 +86,6 @@ export function composeDecision(verdicts: readonly DecisionVerdict[]): Transitio
     verdicts: Object.freeze(kept),
     deniedReasons: Object.freeze(denied.map((verdict) => verdict.reason ?? verdict.check)),
   });
-}
-
-/** Why a stored decision is not one, or null when it is. */
-export function decisionShapeProblem(value: unknown): string | null {
-  try {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a JSON object';
-    const d = value as Partial<Record<keyof TransitionDecision, unknown>>;
-    if (typeof d.allowed !== 'boolean') return '`allowed` is not a boolean';
-    if (!Array.isArray(d.verdicts)) return '`verdicts` is not an array';
-    if (!Array.isArray(d.deniedReasons) || d.deniedReasons.some((reason) => typeof reason !== 'string'))
-      return '`deniedReasons` is not an array of strings';
-    let denies = false;
-    for (const item of d.verdicts as unknown[]) {
-      const v = item as Partial<Record<keyof DecisionVerdict, unknown>> | null;
-      if (v === null || typeof v !== 'object' || typeof v.check !== 'string' || v.check === '')
-        return 'a verdict has no `check`';
-      if (v.verdict !== CheckVerdict.allow && v.verdict !== CheckVerdict.deny)
-        return `check \`${v.check}\` has no known \`verdict\``;
-      if (v.reason !== undefined && typeof v.reason !== 'string')
-        return `check \`${v.check}\` has a reason that is not text`;
-      if (v.verdict === CheckVerdict.deny) denies = true;
-    }
-    if (d.allowed === denies) return '`allowed` disagrees with the verdicts';
-    if (d.at !== undefined && (typeof d.at !== 'number' || !Number.isFinite(d.at))) return '`at` is not a time';
-    return null;
-  } catch (cause) {
-    return unreadableArgument('decisionShapeProblem', 'value', cause);
-  }
 }
 
 /**

@@ -9,22 +9,16 @@ import {
   LedgerStorageCorruptError,
 } from '../errors.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
-import {
-  type Body,
-  type ExecutorContext,
-  freshRecord,
-  leaseTtlOf,
-  takeoverRecord,
-  tryTakeover,
-} from './claim-records.js';
+import { type Body, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import { resolveHardBlock } from './hard-block.js';
 import type { PreparedCall } from './prepare-call.js';
 import { resolveGate } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
 import { checkStorageHazards } from './storage-hazards.js';
 import { readStoredResult } from './stored-result.js';
-import type { TransitionRecord } from './transition-record.js';
 import { type TransitionWatch, watchTransition } from './transition-watch.js';
 import type { CallOptions } from './types.js';
 

@@ -8,13 +8,14 @@
  *   B: reconcile → NOT_EXECUTED → CAS(v3 → v4) loses ─► re-reads IN_FLIGHT ─► POLL ─► RETURN
  */
 import { LedgerHardBlockError } from '../errors.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
-import { type ExecutorContext, takeoverRecord, tryTakeover } from './claim-records.js';
+import { takeoverRecord, tryTakeover } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { type GateDecision, isExpired } from './resolve-gate.js';
 import { readStoredResult, toStoredResult, withoutResult } from './stored-result.js';
-import type { TransitionRecord } from './transition-record.js';
 import type { ReconcileVerdict } from './types.js';
 
 /** The next step after a hard block. */

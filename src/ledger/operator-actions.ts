@@ -10,12 +10,13 @@ import {
   LedgerPollTimeoutError,
   LedgerReleaseRefusedError,
 } from '../errors.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
-import { type ExecutorContext, replaceRecord } from './claim-records.js';
+import { replaceRecord } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { isExpired } from './resolve-gate.js';
 import { toStoredResult, withoutResult } from './stored-result.js';
-import type { TransitionRecord } from './transition-record.js';
 import { watchTransition } from './transition-watch.js';
 import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
 

@@ -4,17 +4,13 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint, sha256Hex } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
+import type { DecisionVerdict } from '../storage/decision.js';
+import { CLASS_DEFAULTS, type RetryPermission, type SideEffectClass, type Spendability } from '../storage/envelope.js';
+import type { LedgerScope, RecordKind } from '../storage/transition-record.js';
 import { readCallerVerdicts } from './caller-verdicts.js';
-import type { DecisionVerdict } from './decision.js';
-import {
-  CLASS_DEFAULTS,
-  type RetryPermission,
-  resolveSideEffectClass,
-  type SideEffectClass,
-  type Spendability,
-} from './envelope.js';
 import { reconcilerOf } from './reconciler-of.js';
 import type { GateAttempt } from './resolve-gate.js';
+import { resolveSideEffectClass } from './resolve-side-effect-class.js';
 import {
   argsFingerprint,
   normalizeScope,
@@ -22,7 +18,6 @@ import {
   ticketKey,
   transitionKeyTemplate,
 } from './transition-key.js';
-import type { LedgerScope, RecordKind } from './transition-record.js';
 import type { ArgsDriftPolicy, CallOptions, Reconciler, TaskSpec, ToolIdentity, ToolSpec } from './types.js';
 
 /** A spec with its defaults resolved and frozen. */

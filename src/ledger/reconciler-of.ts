@@ -4,7 +4,7 @@
  * refused then — never accepted and silently ignored, which would hard-block every ambiguous call
  * the reconciler was written to resolve.
  */
-import { GuardError } from '../errors.js';
+import { InvalidOptionError } from '../errors.js';
 import type { Reconciler, ReconcilerObject } from './types.js';
 
 /** The reconciler to call, or undefined when none is given; throws `invalid_option` for anything else. */
@@ -17,8 +17,8 @@ export function reconcilerOf(value: Reconciler | ReconcilerObject | undefined, w
       return object.reconcile(request);
     };
   }
-  throw new GuardError(
-    'invalid_option',
+  throw new InvalidOptionError(
+    'reconciler',
     `${where} \`reconciler\` must be a function \`(request) => verdict\` or an object with \`reconcile(request)\`, got \`${value === null ? 'null' : typeof value}\``,
   );
 }

@@ -4,10 +4,16 @@
  * Both are total functions of (record, attempt, now) — no I/O, no hidden clock — so every row of
  * the gate tables is unit-tested and replayable.
  */
-
 import { InvalidArgumentError, kindOf, recordArgument, unreadableArgument } from '../invalid-argument.js';
-import { type Gate, isBoundary, isOutcome, isRetryPermission, isSideEffectClass, isSpendability } from './envelope.js';
-import type { TransitionRecord } from './transition-record.js';
+import {
+  type Gate,
+  isBoundary,
+  isOutcome,
+  isRetryPermission,
+  isSideEffectClass,
+  isSpendability,
+} from '../storage/envelope.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 
 /** What the incoming call brings to the gate. */
 export interface GateAttempt {

@@ -15,15 +15,16 @@
  * ambiguous: see {@link rejectedOutcome}.
  */
 import { LedgerFencedError } from '../errors.js';
+import type { Outcome } from '../storage/envelope.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
 import { ActiveClaim } from './active-claim.js';
 import { failureOutcome, rejectedOutcome } from './ambiguous-failure.js';
 import { markerScope } from './boundary-markers.js';
-import type { Body, ExecutorContext } from './claim-records.js';
-import type { Outcome } from './envelope.js';
+import type { Body } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { toRecordedError, toStoredResult } from './stored-result.js';
-import type { TransitionRecord } from './transition-record.js';
 import type { CallOptions } from './types.js';
 
 function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): () => void {

@@ -5,7 +5,7 @@
 import { LedgerStorageUnsafeError } from '../errors.js';
 import type { StorageHazard } from '../storage/ledger-storage.js';
 import { asStorageError } from './active-claim.js';
-import type { ExecutorContext } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
 
 function apply(ctx: ExecutorContext, call: PreparedCall, hazards: readonly StorageHazard[]): void {

@@ -1,8 +1,10 @@
 /**
  * Results are stored as JSON; these helpers convert on the way in and out.
  */
+
+import type { JsonValue } from '../core/json.js';
 import { LedgerError } from '../errors.js';
-import type { JsonValue, RecordedError, TransitionRecord } from './transition-record.js';
+import type { RecordedError, TransitionRecord } from '../storage/transition-record.js';
 
 /** Code of the error recorded when a completed call's result has no JSON form. */
 export const RESULT_NOT_STORED = 'result_not_stored';

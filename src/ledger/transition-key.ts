@@ -10,8 +10,8 @@ import {
   optionsOf,
   readArgument,
 } from '../invalid-argument.js';
-import type { SideEffectClass } from './envelope.js';
-import type { LedgerScope, RecordKind } from './transition-record.js';
+import type { SideEffectClass } from '../storage/envelope.js';
+import type { LedgerScope, RecordKind } from '../storage/transition-record.js';
 
 /** Schema tag of the transition key. */
 export const TRANSITION_KEY_SCHEMA = 'hyphae.transition/v1';

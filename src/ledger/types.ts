@@ -2,14 +2,14 @@
  * Public option and spec types of the ledger.
  */
 import type { Clock } from '../core/clock.js';
+import type { DecisionVerdict } from '../storage/decision.js';
+import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
 import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
-import type { DecisionVerdict } from './decision.js';
-import type { RetryPermission, SideEffectClass, Spendability } from './envelope.js';
-import type { Receipt } from './receipts/receipt.js';
-import type { ReceiptSink } from './receipts/receipt-sink.js';
+import type { Receipt } from '../storage/receipt.js';
+import type { ReceiptSink } from '../storage/receipt-sink.js';
+import type { LedgerScope, TransitionRecord } from '../storage/transition-record.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import type { ReceiptSigner } from './receipts/signers.js';
-import type { LedgerScope, TransitionRecord } from './transition-record.js';
 
 /** Where the ledger reports what it cannot raise (a lost completion write, a marker outside a tool). */
 export interface LedgerLogger {

@@ -2,7 +2,7 @@
  * PostgreSQL ledger storage (`hyphae/postgres`): `INSERT … ON CONFLICT` and `UPDATE … WHERE version`.
  */
 import { randomUUID } from 'node:crypto';
-import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
+import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
 import { checkOptions } from '../invalid-argument.js';
 import type {
   CreateResult,
@@ -12,6 +12,7 @@ import type {
   ListQuery,
   StorageCapabilities,
 } from './ledger-storage.js';
+import type { PostgresConnectionOptions, PostgresStorageSettings } from './postgres/options.js';
 import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, toStorageError } from './postgres/pool.js';
 import {
   createStatement,
@@ -24,33 +25,13 @@ import {
 import { droppedTableError, migrationError, migrationSql, tableNames } from './postgres/schema.js';
 import { createdResult, encodeCursor, encodeRecord } from './record-codec.js';
 
+export type { PostgresConnectionOptions, PostgresStorageSettings } from './postgres/options.js';
 export type { PgPoolLike, PgQueryResultLike } from './postgres/pool.js';
 export {
   createPostgresReceiptSink,
   POSTGRES_RECEIPTS_SCHEMA_VERSION,
   type PostgresReceiptSink,
 } from './postgres/receipts.js';
-
-/** How the PostgreSQL driver reaches the server: a pool of yours, or a connection string. */
-export type PostgresConnectionOptions =
-  /** A `pg.Pool` (or anything shaped like it); the storage never ends it. */
-  | { readonly pool: PgPoolLike }
-  /** A `postgres://` URL; the storage loads `pg`, creates a pool on first use and ends it on `close()`. */
-  | { readonly connectionString: string };
-
-/** Settings of the PostgreSQL driver. */
-export interface PostgresStorageSettings {
-  /** Schema of the tables; default `public`. Created when missing. */
-  readonly schema?: string;
-  /** Prefix of the table names (`<prefix>meta`, `<prefix>transitions`); default `hyphae_`. */
-  readonly tablePrefix?: string;
-  /**
-   * Create the tables and the ledger id when the store holds none (default true). False opens
-   * only a ledger that exists: dropped tables or a new, empty database fail closed with
-   * `LedgerStorageCorruptError` instead of starting a new, empty ledger.
-   */
-  readonly create?: boolean;
-}
 
 /** Ledger storage backed by PostgreSQL. */
 export interface PostgresStorage extends LedgerStorage {
@@ -74,16 +55,17 @@ const NEEDS =
 
 /** The connection an option names, checked before anything is sent through it. */
 function connectionOf(connection: PostgresConnectionOptions): PgConnection {
-  if (typeof connection !== 'object' || connection === null) throw new GuardError('invalid_option', NEEDS);
+  if (typeof connection !== 'object' || connection === null) throw new InvalidOptionError('connection', NEEDS);
   if ('pool' in connection) {
     const pool = connection.pool as Partial<PgPoolLike> | null;
     if (typeof pool?.query !== 'function' || typeof pool.end !== 'function') {
-      throw new GuardError('invalid_option', `${NEEDS}; its \`pool\` has no \`query\` or \`end\``);
+      throw new InvalidOptionError('pool', `${NEEDS}; its \`pool\` has no \`query\` or \`end\``);
     }
     return borrowedPool(connection.pool);
   }
   const { connectionString } = connection as { connectionString?: unknown };
-  if (typeof connectionString !== 'string' || connectionString === '') throw new GuardError('invalid_option', NEEDS);
+  if (typeof connectionString !== 'string' || connectionString === '')
+    throw new InvalidOptionError('connectionString', NEEDS);
   return ownedPool(connectionString);
 }
 

@@ -2,8 +2,8 @@
  * Shared by the SQL receipt sinks: a receipt row is `seq`, `hash` and the canonical `doc`.
  */
 import { fingerprint } from '../core/fingerprint.js';
-import { ReceiptSinkCorruptError } from '../ledger/receipts/errors.js';
-import { type Receipt, receiptShapeProblem } from '../ledger/receipts/receipt.js';
+import { ReceiptSinkCorruptError } from '../errors.js';
+import { type Receipt, receiptShapeProblem } from './receipt.js';
 
 /**
  * The receipt stored in a row; a row whose document is not a receipt, or disagrees with the row's

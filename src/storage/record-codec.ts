@@ -2,9 +2,9 @@
  * Shared helpers for drivers: record (de)serialisation and list cursors.
  */
 import { LedgerStorageCorruptError } from '../errors.js';
-import { decisionShapeProblem } from '../ledger/decision.js';
-import type { TransitionRecord } from '../ledger/transition-record.js';
+import { decisionShapeProblem } from './decision.js';
 import { DEFAULT_LIST_LIMIT, type ListQuery, MAX_LIST_LIMIT } from './ledger-storage.js';
+import type { TransitionRecord } from './transition-record.js';
 
 /** Serialise a record for storage. */
 export function encodeRecord(record: TransitionRecord): string {

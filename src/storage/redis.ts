@@ -1,7 +1,7 @@
 /**
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
  */
-import { GuardError, LedgerMissingError } from '../errors.js';
+import { InvalidOptionError, LedgerMissingError } from '../errors.js';
 import { checkOptions } from '../invalid-argument.js';
 import type {
   CreateResult,
@@ -89,23 +89,23 @@ const NEEDS =
 /** The client option, checked before anything is sent through it. */
 function borrowedClient(client: unknown): RedisClientLike {
   if (looksLikeIoredis(client)) {
-    throw new GuardError(
-      'invalid_option',
+    throw new InvalidOptionError(
+      'client',
       'The Redis ledger storage was given an ioredis client, whose `sendCommand` takes a command object: pass `fromIoredis(client)` from `hyphae/redis`',
     );
   }
   if (typeof (client as Partial<RedisClientLike> | null)?.sendCommand !== 'function') {
-    throw new GuardError('invalid_option', `${NEEDS}; its \`client\` has no \`sendCommand(args)\``);
+    throw new InvalidOptionError('client', `${NEEDS}; its \`client\` has no \`sendCommand(args)\``);
   }
   return client as RedisClientLike;
 }
 
 /** The connection an option names: a client of the caller's, or one of ours from a URL. */
 function connectionOf(connection: RedisConnectionOptions): RedisConnection {
-  if (typeof connection !== 'object' || connection === null) throw new GuardError('invalid_option', NEEDS);
+  if (typeof connection !== 'object' || connection === null) throw new InvalidOptionError('connection', NEEDS);
   if ('client' in connection) return borrowedConnection(borrowedClient(connection.client));
   const { url } = connection as { url?: unknown };
-  if (typeof url !== 'string' || url === '') throw new GuardError('invalid_option', NEEDS);
+  if (typeof url !== 'string' || url === '') throw new InvalidOptionError('url', NEEDS);
   return ownedConnection(url);
 }
 

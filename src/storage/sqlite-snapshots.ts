@@ -2,7 +2,7 @@
  * SQLite snapshot storage (`hyphae/sqlite`): the run-snapshot history in one append-only table,
  * next to the ledger's tables (same file, same prefix, same `meta` table, its own version row).
  */
-import { GuardError } from '../errors.js';
+import { GuardError, InvalidOptionError } from '../errors.js';
 import { checkOptions } from '../invalid-argument.js';
 import {
   type RunSnapshot,
@@ -138,7 +138,10 @@ export function createSqliteSnapshotStorage(
   const table = `${settings.tablePrefix ?? 'hyphae_'}run_snapshots`;
   const { synchronous = 'FULL', busyTimeoutMs = 5000 } = settings;
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
-    throw new RangeError(`SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``);
+    throw new InvalidOptionError(
+      'synchronous',
+      `SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``,
+    );
   }
   const source = sqliteSourceOf(options);
   const { file } = source;

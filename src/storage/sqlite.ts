@@ -2,7 +2,7 @@
  * SQLite ledger storage (`hyphae/sqlite`): the embedded default, safe across processes on one host.
  */
 import { resolve } from 'node:path';
-import { LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
+import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
 import { checkOptions } from '../invalid-argument.js';
 import { fileOutlivesProcess } from './durability.js';
 import type { CreateResult, LedgerIdentity, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
@@ -98,12 +98,18 @@ function checkSettings(settings: SqliteStorageSettings): {
 } {
   const { synchronous = 'FULL', busyTimeoutMs = 5000, create = true } = settings;
   if (typeof create !== 'boolean')
-    throw new RangeError(`SQLite \`create\` must be a boolean, got \`${String(create)}\``);
+    throw new InvalidOptionError('create', `SQLite \`create\` must be a boolean, got \`${String(create)}\``);
   if (synchronous !== 'FULL' && synchronous !== 'NORMAL') {
-    throw new RangeError(`SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``);
+    throw new InvalidOptionError(
+      'synchronous',
+      `SQLite \`synchronous\` must be \`FULL\` or \`NORMAL\`, got \`${String(synchronous)}\``,
+    );
   }
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
-    throw new RangeError(`SQLite \`busyTimeoutMs\` must be a non-negative integer, got \`${busyTimeoutMs}\``);
+    throw new InvalidOptionError(
+      'busyTimeoutMs',
+      `SQLite \`busyTimeoutMs\` must be a non-negative integer, got \`${busyTimeoutMs}\``,
+    );
   }
   return { synchronous, busyTimeoutMs, create };
 }

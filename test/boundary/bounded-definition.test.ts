@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type BoundedOptions,
-  bounded,
-  SchemaDefinitionError,
-  ToolDefinitionError,
-  type ToolSchema,
-} from '../../src/boundary/index.js';
+import { type BoundedOptions, bounded } from '../../src/boundary/bounded.js';
+import type { ToolSchema } from '../../src/boundary/compile-schema.js';
+import { SchemaDefinitionError, ToolDefinitionError } from '../../src/boundary/errors.js';
 
 type AnyOptions = BoundedOptions<ToolSchema, ToolSchema | undefined>;
 

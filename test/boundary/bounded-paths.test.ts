@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bounded, ToolBoundaryError } from '../../src/boundary/index.js';
+import { bounded } from '../../src/boundary/bounded.js';
+import { ToolBoundaryError } from '../../src/boundary/errors.js';
 
 let tmp: string;
 let ws: string;

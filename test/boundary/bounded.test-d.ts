@@ -1,7 +1,9 @@
 // Type tests: checked by `tsc --noEmit` (the file is never run).
 import { expectTypeOf } from 'vitest';
 import { z } from 'zod';
-import { assertValid, bounded, type InferFieldSpec, validate } from '../../src/boundary/index.js';
+import { bounded } from '../../src/boundary/bounded.js';
+import type { InferFieldSpec } from '../../src/boundary/field-spec-types.js';
+import { assertValid, validate } from '../../src/boundary/validate.js';
 
 const spec = {
   customer_id: { type: 'string', pattern: '^c\\d+$' },

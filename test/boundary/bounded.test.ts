@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { bounded, type CheckedArgs, isBoundedTool, ToolBoundaryError } from '../../src/boundary/index.js';
+import { bounded, type CheckedArgs, isBoundedTool } from '../../src/boundary/bounded.js';
+import { ToolBoundaryError } from '../../src/boundary/errors.js';
 import { GuardError } from '../../src/errors.js';
 
 async function refusal(promise: Promise<unknown>): Promise<ToolBoundaryError> {

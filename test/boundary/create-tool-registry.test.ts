@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bounded, createToolRegistry, ToolDefinitionError, ToolRegistryError } from '../../src/boundary/index.js';
+import { bounded } from '../../src/boundary/bounded.js';
+import { createToolRegistry } from '../../src/boundary/create-tool-registry.js';
+import { ToolDefinitionError, ToolRegistryError } from '../../src/boundary/errors.js';
 
 function caught(fn: () => unknown): ToolRegistryError {
   try {

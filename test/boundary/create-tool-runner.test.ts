@@ -1,16 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
+import { type AnyBoundedTool, bounded } from '../../src/boundary/bounded.js';
+import { createToolRegistry } from '../../src/boundary/create-tool-registry.js';
+import { createToolRunner } from '../../src/boundary/create-tool-runner.js';
 import {
-  type AnyBoundedTool,
-  bounded,
-  createToolRegistry,
-  createToolRunner,
   ToolBoundaryError,
   ToolBoundaryExhaustedError,
   ToolDefinitionError,
   ToolRegistryError,
-} from '../../src/boundary/index.js';
+} from '../../src/boundary/errors.js';
 import { GuardError } from '../../src/errors.js';
-import type { SideEffectClass } from '../../src/ledger/envelope.js';
+import type { SideEffectClass } from '../../src/storage/envelope.js';
 
 function runnerWith(tool: AnyBoundedTool, limits: { maxToolRetries?: number } = {}) {
   const registry = createToolRegistry({ allowed: [tool.toolName] });

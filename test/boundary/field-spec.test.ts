@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  compileSchema,
-  detectSchemaKind,
-  type FieldSpec,
-  fieldSpecToJsonSchema,
-  SchemaDefinitionError,
-} from '../../src/boundary/index.js';
+import { compileSchema, detectSchemaKind } from '../../src/boundary/compile-schema.js';
+import { SchemaDefinitionError } from '../../src/boundary/errors.js';
+import { fieldSpecToJsonSchema } from '../../src/boundary/field-spec.js';
+import type { FieldSpec } from '../../src/boundary/field-spec-types.js';
 
 describe('fieldSpecToJsonSchema', () => {
   it('compiles a spec to a closed JSON Schema, required by default', () => {

@@ -1,14 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import {
-  type AssistantMessage,
-  bounded,
-  type ChatMessage,
-  createToolRegistry,
-  createToolRunner,
-  type InvokeLlm,
-  ToolBoundaryError,
-  ToolBoundaryExhaustedError,
-} from '../../src/boundary/index.js';
+import { bounded } from '../../src/boundary/bounded.js';
+import type { AssistantMessage, ChatMessage } from '../../src/boundary/chat.js';
+import { createToolRegistry } from '../../src/boundary/create-tool-registry.js';
+import { createToolRunner } from '../../src/boundary/create-tool-runner.js';
+import { ToolBoundaryError, ToolBoundaryExhaustedError } from '../../src/boundary/errors.js';
+import type { InvokeLlm } from '../../src/boundary/llm-turn.js';
 
 function call(id: string, name: string, args: string): AssistantMessage {
   return {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPathInside, isSubpath, resolveScopedPath } from '../../src/boundary/index.js';
+import { isPathInside, isSubpath, resolveScopedPath } from '../../src/boundary/scoped-path.js';
 
 // A real tree with real symlinks:
 //   <tmp>/workspace/src/a.ts

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type FieldDef, type FieldSpec, IssueCode, validate } from '../../src/boundary/index.js';
+import type { FieldDef, FieldSpec } from '../../src/boundary/field-spec-types.js';
+import { IssueCode } from '../../src/boundary/issues.js';
+import { validate } from '../../src/boundary/validate.js';
 
 // Field names include JSON Schema keywords, so specs that look a little like JSON Schemas are generated too.
 const names = fc.constantFrom('id', 'name', 'n', 'type', 'properties', 'required', 'items', 'x-y', 'a/b');

@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  assertValid,
-  compileSchema,
-  type FieldSpec,
-  type StandardSchemaV1,
-  ValidationError,
-  type ValidationIssue,
-  validate,
-  validateAsync,
-} from '../../src/boundary/index.js';
+import { compileSchema } from '../../src/boundary/compile-schema.js';
+import { ValidationError } from '../../src/boundary/errors.js';
+import type { FieldSpec } from '../../src/boundary/field-spec-types.js';
+import type { ValidationIssue } from '../../src/boundary/issues.js';
+import type { StandardSchemaV1 } from '../../src/boundary/standard-schema.js';
+import { assertValid, validate, validateAsync } from '../../src/boundary/validate.js';
 
 const spec = {
   customer_id: { type: 'string', pattern: '^c\\d+$' },

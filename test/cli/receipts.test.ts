@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createProgressLine, PROGRESS_MIN_BYTES } from '../../src/cli/commands/receipts.js';
-import { type Receipt, receiptHash } from '../../src/ledger/receipts/index.js';
+import { type Receipt, receiptHash } from '../../src/storage/receipt.js';
 import { childEnv } from '../config/cli-runner.js';
 import { buildChain, ed25519Pair, hmacPair, scratchDir, toJsonl } from '../ledger/receipts/receipt-helpers.js';
 

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { DEFAULT_MAX_CONFIG_BYTES, parseConfig, validateConfig } from '../../src/config/parse-config.js';
-import { MAX_DURATION_MS, parseDuration } from '../../src/config/schema/common-nodes.js';
+import { parseDuration } from '../../src/config/schema/common-nodes.js';
 import { InvalidArgumentError } from '../../src/invalid-argument.js';
+import { MAX_DURATION_MS } from '../../src/option-checks.js';
 import { issuesOf, LEDGER_HEADER, onlyIssue, settingsOf, useTempDir, yaml } from './helpers.js';
 
 /** Nine anchors, each a list of nine aliases of the one before: 9^9 nodes once expanded. */

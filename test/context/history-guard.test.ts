@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createGptTokenCounter,
-  createHistoryGuard,
-  HistoryDropError,
-  type HistoryEvent,
-  HistoryTruncatedError,
-  type TokenCounter,
-  turnFingerprint,
-} from '../../src/context/index.js';
+import { HistoryDropError, HistoryTruncatedError } from '../../src/context/errors.js';
+import { createHistoryGuard, type HistoryEvent } from '../../src/context/history/history-guard.js';
+import { turnFingerprint } from '../../src/context/history/turn-fingerprint.js';
+import { createGptTokenCounter, type MessageTokenCounter } from '../../src/context/tokens.js';
 
 const say = (role: string, content: string) => ({ role, content });
 const toolTurn = (id: string) => ({
@@ -17,7 +12,11 @@ const toolTurn = (id: string) => ({
 });
 
 /** A counter where every message costs 10 tokens, so limits are easy to reason about. */
-const tenPerMessage: TokenCounter = { name: 'ten', count: () => 10, countMessages: (messages) => messages.length * 10 };
+const tenPerMessage: MessageTokenCounter = {
+  name: 'ten',
+  count: () => 10,
+  countMessages: (messages) => messages.length * 10,
+};
 
 describe('history guard: limits', () => {
   it('raises HistoryTruncatedError past maxMessages, with the counts', () => {

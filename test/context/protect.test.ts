@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CacheKeyError, protect, protectKey } from '../../src/context/index.js';
-import { DEFAULT_PROTECT_MAX_ENTRIES } from '../../src/context/protect.js';
+import { CacheKeyError } from '../../src/context/errors.js';
+import { DEFAULT_PROTECT_MAX_ENTRIES, protect, protectKey } from '../../src/context/protect.js';
 import { createManualClock } from '../../src/core/clock.js';
 
 interface Args {

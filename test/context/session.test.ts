@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSession, currentSession, protect, withSession } from '../../src/context/index.js';
+import { protect } from '../../src/context/protect.js';
+import { createSession, currentSession, withSession } from '../../src/context/session.js';
 import { createManualClock } from '../../src/core/clock.js';
 
 function balanceTool() {

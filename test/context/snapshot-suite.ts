@@ -2,15 +2,10 @@
  * The run-snapshot behaviour every snapshot storage must give, run against memory and SQLite.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createRunSnapshots,
-  type RunSnapshot,
-  type SnapshotEvent,
-  SnapshotNotFoundError,
-  type SnapshotStorage,
-  SnapshotStorageError,
-} from '../../src/context/index.js';
+import { SnapshotNotFoundError, SnapshotStorageError } from '../../src/context/errors.js';
+import { createRunSnapshots, type SnapshotEvent } from '../../src/context/snapshots/run-snapshots.js';
 import { createManualClock } from '../../src/core/clock.js';
+import type { RunSnapshot, SnapshotStorage } from '../../src/storage/snapshot-storage.js';
 
 /** `storage` whose appends fail from the `failFrom`-th call on (0-based). */
 export function failingAppends(storage: SnapshotStorage, failFrom: number): SnapshotStorage {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRunSnapshots } from '../../src/context/index.js';
+import { createRunSnapshots } from '../../src/context/snapshots/run-snapshots.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { createSqliteSnapshotStorage } from '../../src/storage/sqlite-snapshots.js';
 import { describeSnapshotRuns } from './snapshot-suite.js';

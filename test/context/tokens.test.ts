@@ -5,11 +5,11 @@ import {
   charTokenCounter,
   createCharTokenCounter,
   createGptTokenCounter,
-  type TokenCounter,
-  toAiSdkMessages,
-  toAnthropicMessages,
+  type MessageTokenCounter,
   tokenCounterFromFunction,
-} from '../../src/context/index.js';
+} from '../../src/context/tokens.js';
+import { toAiSdkMessages } from '../../src/context/transcript/convert-ai-sdk.js';
+import { toAnthropicMessages } from '../../src/context/transcript/convert-anthropic.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -39,7 +39,7 @@ describe('chars/4 counter', () => {
 });
 
 describe('gpt-tokenizer counter', () => {
-  const counter: TokenCounter = createGptTokenCounter();
+  const counter: MessageTokenCounter = createGptTokenCounter();
 
   it('counts OpenAI models with their encoding and falls back to chars/4 for others', () => {
     expect(counter.count('hello world', 'gpt-4o')).toBe(2);
@@ -79,7 +79,7 @@ describe('gpt-tokenizer counter', () => {
   });
 
   it('uses the fallback for a non-OpenAI model when counting messages', () => {
-    const fallback: TokenCounter = { name: 'fixed', count: () => 7, countMessages: () => 42 };
+    const fallback: MessageTokenCounter = { name: 'fixed', count: () => 7, countMessages: () => 42 };
     const custom = createGptTokenCounter({ fallback });
 
     expect(custom.count('anything', 'gemini-2.5-pro')).toBe(7);
@@ -102,10 +102,10 @@ describe('gpt-tokenizer counter', () => {
     expect(seen).toEqual(['gpt-4o', 'o3']);
   });
 
-  it('is not loaded when the context module is imported', () => {
+  it('is not loaded when the root entry is imported', () => {
     const script = [
       "const { createRequire } = await import('node:module');",
-      "await import('./src/context/index.ts');",
+      "await import('./src/index.ts');",
       'const cache = createRequire(import.meta.url).cache;',
       "process.stdout.write(String(Object.keys(cache).some((key) => key.includes('gpt-tokenizer'))));",
     ].join('\n');

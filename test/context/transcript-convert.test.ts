@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type AiSdkMessage,
-  type AnthropicMessage,
-  type ChatMessage,
-  detectTranscriptFormat,
-  fromAiSdkMessages,
-  fromAnthropicMessages,
-  toAiSdkMessages,
-  toAnthropicMessages,
-  validateTranscript,
-} from '../../src/context/index.js';
+import { fromAiSdkMessages, toAiSdkMessages } from '../../src/context/transcript/convert-ai-sdk.js';
+import { fromAnthropicMessages, toAnthropicMessages } from '../../src/context/transcript/convert-anthropic.js';
+import { detectTranscriptFormat } from '../../src/context/transcript/detect-format.js';
+import type { AiSdkMessage, AnthropicMessage, TranscriptMessage } from '../../src/context/transcript/types.js';
+import { validateTranscript } from '../../src/context/transcript/validate.js';
 
-const chat: ChatMessage[] = [
+const chat: TranscriptMessage[] = [
   { role: 'system', content: 'Be brief' },
   { role: 'user', content: 'Weather in Oslo and Rome?' },
   {

@@ -2,14 +2,14 @@
  * One abstract transcript rendered into the three formats, and a format-neutral projection of a
  * transcript (through the public converters) so one expectation covers all three.
  */
-import {
-  type AiSdkMessage,
-  type AnthropicMessage,
-  type ChatMessage,
-  fromAiSdkMessages,
-  fromAnthropicMessages,
-  type TranscriptFormat,
-} from '../../src/context/index.js';
+import { fromAiSdkMessages } from '../../src/context/transcript/convert-ai-sdk.js';
+import { fromAnthropicMessages } from '../../src/context/transcript/convert-anthropic.js';
+import type {
+  AiSdkMessage,
+  AnthropicMessage,
+  TranscriptFormat,
+  TranscriptMessage,
+} from '../../src/context/transcript/types.js';
 
 export interface AbstractCall {
   readonly id?: string;
@@ -166,10 +166,10 @@ export function render(items: readonly Abstract[], format: TranscriptFormat): { 
 }
 
 /** Any transcript as canonical messages. */
-export function toCanonical(messages: readonly unknown[], format: TranscriptFormat): ChatMessage[] {
+export function toCanonical(messages: readonly unknown[], format: TranscriptFormat): TranscriptMessage[] {
   if (format === 'ai-sdk') return fromAiSdkMessages(messages as AiSdkMessage[]);
   if (format === 'anthropic') return fromAnthropicMessages(messages as AnthropicMessage[]);
-  return messages as ChatMessage[];
+  return messages as TranscriptMessage[];
 }
 
 /** A format-neutral, readable projection: one line per canonical message. */

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareMessagesWith } from '../../src/config/prepare-messages.js';
-import { repairTranscript, type TranscriptFormat, validateTranscript } from '../../src/context/index.js';
+import { repairTranscript } from '../../src/context/transcript/repair.js';
+import type { TranscriptFormat } from '../../src/context/transcript/types.js';
+import { validateTranscript } from '../../src/context/transcript/validate.js';
 import { deepFreeze, FORMATS } from './transcript-fixtures.js';
 
 const ID = fc.constantFrom<unknown>('call_1', 'call_2', 'fc_1', 'toolu_1', 'x', '', 7, undefined);

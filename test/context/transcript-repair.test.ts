@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ARTIFACT_KEYS, repairTranscript, validateTranscript } from '../../src/context/index.js';
+import { repairTranscript } from '../../src/context/transcript/repair.js';
+import { ARTIFACT_KEYS } from '../../src/context/transcript/turns.js';
+import { validateTranscript } from '../../src/context/transcript/validate.js';
 import { deepFreeze, FORMATS, project, render } from './transcript-fixtures.js';
 import { SCENARIOS } from './transcript-scenarios.js';
 

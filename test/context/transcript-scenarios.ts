@@ -2,7 +2,7 @@
  * One scenario per transcript issue: the abstract transcript, the issues it must raise and what
  * its repair must produce, identical for the three formats (compared through `project`).
  */
-import type { TranscriptChangeKind, TranscriptIssueCode } from '../../src/context/index.js';
+import type { TranscriptChangeKind, TranscriptIssueCode } from '../../src/context/transcript/types.js';
 import { type Abstract, assistant, invalid, results, user } from './transcript-fixtures.js';
 
 /** An expected issue: code, abstract item, and the result's position inside a results item. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assertTranscript, TranscriptError, validateTranscript } from '../../src/context/index.js';
+import { TranscriptError } from '../../src/context/errors.js';
+import { assertTranscript, validateTranscript } from '../../src/context/transcript/validate.js';
 import { FORMATS, render } from './transcript-fixtures.js';
 import { SCENARIOS } from './transcript-scenarios.js';
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { repairTranscript, type TranscriptFormat, validateTranscript } from '../../src/context/index.js';
+import { repairTranscript } from '../../src/context/transcript/repair.js';
+import type { TranscriptFormat } from '../../src/context/transcript/types.js';
+import { validateTranscript } from '../../src/context/transcript/validate.js';
 import { type Abstract, type AbstractCall, deepFreeze, FORMATS, render } from './transcript-fixtures.js';
 
 const ID = fc.constantFrom<string | undefined>('call_1', 'call_2', 'call_3', 'fc_1', 'fc_2', 'toolu_1', 'x', undefined);

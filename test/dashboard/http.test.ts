@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLedger, createMemoryStorage, decisionDigest } from '../../src/index.js';
-import { createJsonlReceiptSink } from '../../src/ledger/receipts/jsonl-sink.js';
+import { createJsonlReceiptSink } from '../../src/storage/jsonl/jsonl-sink.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 import { clientOf, dashboardOf, type Seeded, seedLedger } from './fixture.js';

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { budgetFuse, createFuseBox, FuseCode, FuseConfigError } from '../../src/fuses/index.js';
+import { budgetFuse } from '../../src/fuses/budget.js';
+import { FuseConfigError } from '../../src/fuses/errors.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { FuseCode } from '../../src/fuses/verdict.js';
 import { charCounter, refused, simpleBudget } from './helpers.js';
 
 function budgetRun(budget = simpleBudget({ maxUsd: 1 })) {

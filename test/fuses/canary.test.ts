@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/core/clock.js';
-import { type CanaryFuseOptions, type CanarySample, canaryFuse, FuseConfigError } from '../../src/fuses/index.js';
+import { type CanaryFuseOptions, type CanarySample, canaryFuse } from '../../src/fuses/canary.js';
+import { FuseConfigError } from '../../src/fuses/errors.js';
 
 const gates = { maxErrorRateDelta: 0.02, maxP95LatencyRatio: 1.5, maxCostPerRequestRatio: 1.5, minSamples: 50 };
 

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ALLOWED,
-  allOf,
-  anyOf,
-  createFuseBox,
-  except,
-  FuseCode,
-  loopFuse,
-  permissionFuse,
-  type ToolFuse,
-} from '../../src/fuses/index.js';
+import { allOf, anyOf, except } from '../../src/fuses/combinators.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
+import type { ToolFuse } from '../../src/fuses/tool-fuse.js';
+import { ALLOWED, FuseCode } from '../../src/fuses/verdict.js';
 import { REFUND_TOOLS, refused } from './helpers.js';
 
 const readOnly = permissionFuse({ granted: ['read'], tools: REFUND_TOOLS, name: 'reader', maxDenials: 100 });

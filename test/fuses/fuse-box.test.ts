@@ -1,16 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  assertAllowed,
-  budgetFuse,
-  createFuseBox,
-  FuseCode,
-  FuseConfigError,
-  type FuseEvent,
-  FuseTrippedError,
-  loopFuse,
-  permissionFuse,
-  type ToolFuse,
-} from '../../src/fuses/index.js';
+import { budgetFuse } from '../../src/fuses/budget.js';
+import { assertAllowed, FuseConfigError, FuseTrippedError } from '../../src/fuses/errors.js';
+import type { FuseEvent } from '../../src/fuses/events.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
+import type { ToolFuse } from '../../src/fuses/tool-fuse.js';
+import { FuseCode } from '../../src/fuses/verdict.js';
 import { REFUND_TOOLS, refundBox, refused } from './helpers.js';
 
 describe('createFuseBox', () => {

@@ -1,13 +1,9 @@
 import { createManualClock } from '../../src/core/clock.js';
-import {
-  budgetFuse,
-  createFuseBox,
-  type FuseBoxOptions,
-  type FuseRefusal,
-  type FuseVerdict,
-  loopFuse,
-  permissionFuse,
-} from '../../src/fuses/index.js';
+import { budgetFuse } from '../../src/fuses/budget.js';
+import { createFuseBox, type FuseBoxOptions } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
+import type { FuseRefusal, FuseVerdict } from '../../src/fuses/verdict.js';
 
 /** The refund scenario of the design document. */
 export const REFUND_TOOLS = {

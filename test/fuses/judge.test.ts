@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FuseCode, FuseConfigError, judgeGate } from '../../src/fuses/index.js';
+import { FuseConfigError } from '../../src/fuses/errors.js';
+import { judgeGate } from '../../src/fuses/judge.js';
+import { FuseCode } from '../../src/fuses/verdict.js';
 import { refused } from './helpers.js';
 
 const gate = judgeGate<string>({

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createFuseBox, loopFuse, type ToolCall } from '../../src/fuses/index.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import type { ToolCall } from '../../src/fuses/tool-fuse.js';
 
 /** A call from a small pool, so that blocks and prefixes collide often. */
 const call: fc.Arbitrary<ToolCall> = fc.record({

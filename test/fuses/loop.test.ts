@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createFuseBox, FuseCode, FuseConfigError, type LoopFuseOptions, loopFuse } from '../../src/fuses/index.js';
+import { FuseConfigError } from '../../src/fuses/errors.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { type LoopFuseOptions, loopFuse } from '../../src/fuses/loop.js';
+import { FuseCode } from '../../src/fuses/verdict.js';
 import { refused } from './helpers.js';
 
 function loopRun(options: LoopFuseOptions = {}) {
@@ -211,7 +214,7 @@ describe('loopFuse: construction and memory', () => {
     })();
 
     expect(error).toBeInstanceOf(FuseConfigError);
-    expect((error as FuseConfigError).code).toBe('fuse_config_invalid');
+    expect((error as FuseConfigError).code).toBe('invalid_option');
     expect((error as FuseConfigError).option).toBe(option);
   });
 

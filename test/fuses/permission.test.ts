@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createFuseBox, FuseCode, FuseConfigError, permissionFuse } from '../../src/fuses/index.js';
+import { FuseConfigError } from '../../src/fuses/errors.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
+import { FuseCode } from '../../src/fuses/verdict.js';
 import { REFUND_TOOLS, refused } from './helpers.js';
 
 function runWith(options: Parameters<typeof permissionFuse>[0]) {

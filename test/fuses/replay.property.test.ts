@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/core/clock.js';
-import { budgetFuse, createFuseBox, type FuseRun, loopFuse, permissionFuse } from '../../src/fuses/index.js';
+import { budgetFuse } from '../../src/fuses/budget.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
+import type { FuseRun } from '../../src/fuses/run-box.js';
 import { charCounter, REFUND_TOOLS } from './helpers.js';
 
 const tool = fc.constantFrom('lookup_order', 'search_docs', 'poll_status', 'issue_refund', 'unknown_tool');

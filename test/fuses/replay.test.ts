@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/core/clock.js';
-import {
-  budgetFuse,
-  createFuseBox,
-  type FuseBoxOptions,
-  type FuseEvent,
-  FuseLogError,
-  loopFuse,
-  permissionFuse,
-} from '../../src/fuses/index.js';
+import { budgetFuse } from '../../src/fuses/budget.js';
+import { FuseLogError } from '../../src/fuses/errors.js';
+import type { FuseEvent } from '../../src/fuses/events.js';
+import { createFuseBox, type FuseBoxOptions } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
 import { charCounter, REFUND_TOOLS } from './helpers.js';
 
 function options(tokenCounter = charCounter): FuseBoxOptions {

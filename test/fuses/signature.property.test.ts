@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/core/canonical-json.js';
-import { createFuseBox, loopFuse, toolCallSignature } from '../../src/fuses/index.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { loopFuse } from '../../src/fuses/loop.js';
+import { toolCallSignature } from '../../src/fuses/tool-fuse.js';
 
 function withoutNegativeZero(value: unknown): unknown {
   if (typeof value === 'number') return Object.is(value, -0) ? 0 : value;

@@ -2,13 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { measureModelCall } from '../../src/fuses/model-call.js';
 import {
   approximateTokenCounter,
   defaultTokenCounter,
-  measureModelCall,
   openAiEncodingFor,
   preloadTokenizer,
-} from '../../src/fuses/index.js';
+} from '../../src/fuses/token-counter.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -53,11 +53,11 @@ describe('token counters', () => {
     expect(defaultTokenCounter('before <|endoftext|> after', 'gpt-4o')).toBeGreaterThan(3);
   });
 
-  it('does not load gpt-tokenizer when the fuses are imported, only on first use', () => {
+  it('does not load gpt-tokenizer when the root entry is imported, only on first use', () => {
     const script = `
       import { createRequire } from 'node:module';
       const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('gpt-tokenizer'));
-      const fuses = await import('./src/fuses/index.ts');
+      const fuses = await import('./src/index.ts');
       const afterImport = loaded();
       fuses.budgetFuse({ maxUsd: 1, price: { inputPer1k: 1, outputPer1k: 1 } });
       const afterConstruction = loaded();

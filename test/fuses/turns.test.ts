@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createManualClock } from '../../src/core/clock.js';
-import {
-  createFuseBox,
-  FuseCode,
-  FuseConfigError,
-  type LoopFuseOptions,
-  loopFuse,
-  permissionFuse,
-} from '../../src/fuses/index.js';
+import { FuseConfigError } from '../../src/fuses/errors.js';
+import { createFuseBox } from '../../src/fuses/fuse-box.js';
+import { type LoopFuseOptions, loopFuse } from '../../src/fuses/loop.js';
+import { permissionFuse } from '../../src/fuses/permission.js';
+import { FuseCode } from '../../src/fuses/verdict.js';
 import { refused } from './helpers.js';
 
 function loopBox(options: LoopFuseOptions = {}) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readUsage } from '../../src/fuses/index.js';
+import { readUsage } from '../../src/fuses/usage.js';
 
 describe('readUsage', () => {
   it('reads -0 as 0, so a reading survives a JSON round trip unchanged', () => {

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   composeDecision,
   type DecisionVerdict,
-  decisionShapeProblem,
   effectStateOf,
   MAX_CHECK_NAME_LENGTH,
   MAX_DECISION_VERDICTS,
   MAX_REASON_LENGTH,
   type TransitionDecision,
 } from '../../src/index.js';
+import { decisionShapeProblem } from '../../src/storage/decision.js';
 
 const verdict: fc.Arbitrary<DecisionVerdict> = fc.record(
   {

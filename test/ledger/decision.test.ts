@@ -3,13 +3,13 @@ import {
   type Boundary,
   composeDecision,
   decisionDigest,
-  decisionShapeProblem,
   EffectState,
   effectStateOf,
   MAX_DECISION_VERDICTS,
   MAX_REASON_LENGTH,
   type Outcome,
 } from '../../src/index.js';
+import { decisionShapeProblem } from '../../src/storage/decision.js';
 
 const allowed = composeDecision([{ check: 'fuses', verdict: 'allow' }]);
 const denied = composeDecision([{ check: 'approval', verdict: 'deny', reason: 'nobody approved it' }]);

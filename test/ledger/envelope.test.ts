@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  advanceBoundary,
   Boundary,
   CLASS_DEFAULTS,
   GuardError,
@@ -9,6 +8,7 @@ import {
   SIDE_EFFECT_CLASS_ALIASES,
   SideEffectClass,
 } from '../../src/index.js';
+import { advanceBoundary } from '../../src/storage/envelope.js';
 
 describe('CLASS_DEFAULTS', () => {
   it.each([

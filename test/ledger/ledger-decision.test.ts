@@ -9,7 +9,7 @@ import {
   sideEffect,
   type TransitionRecord,
 } from '../../src/index.js';
-import { verifyReceipts } from '../../src/ledger/receipts/index.js';
+import { verifyReceipts } from '../../src/ledger/receipts/verify-receipts.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 import { newLedger, onlyRecord, rejectionOf } from './ledger-helpers.js';
 import { emailTool, receiptLedger } from './receipts/ledger-fixture.js';

@@ -3,12 +3,12 @@ import {
   type Gate,
   type GateAttempt,
   isExpired,
-  isLeaseExpired,
   resolveGate,
   resolveReadGate,
   resolveSideEffectGate,
   type TransitionRecord,
 } from '../../src/index.js';
+import { isLeaseExpired } from '../../src/ledger/resolve-gate.js';
 import { gateRecord, inFlight, keyed, NOW, noKey, ofClass } from './gate-fixtures.js';
 
 type Fields = Partial<Record<keyof TransitionRecord, unknown>>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig, validateConfig } from '../../src/config/index.js';
+import { parseConfig, validateConfig } from '../../src/config/parse-config.js';
 
 describe('the `mcp` section of hyphae.yaml', () => {
   it('parses to safe defaults', () => {

@@ -16,9 +16,9 @@ import {
   recordExternalOperation,
   sideEffect,
 } from '../../src/index.js';
-import { createMemoryReceiptSink } from '../../src/ledger/receipts/memory-sink.js';
 import { createHmacSigner } from '../../src/ledger/receipts/signers.js';
 import { createTelemetry } from '../../src/otel/index.js';
+import { createMemoryReceiptSink } from '../../src/storage/memory-receipt-sink.js';
 
 const contextManager = new AsyncLocalStorageContextManager();
 beforeAll(() => {

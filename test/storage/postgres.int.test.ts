@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../src/errors.js';
+import {
+  GuardError,
+  InvalidOptionError,
+  LedgerStorageCorruptError,
+  LedgerStorageUnavailableError,
+} from '../../src/errors.js';
 import { loadPg, ownedPool, type PgModuleLike } from '../../src/storage/postgres/pool.js';
 import { createPostgresStorage, type PgPoolLike } from '../../src/storage/postgres.js';
 import { encodeRecord } from '../../src/storage/record-codec.js';
@@ -117,7 +122,9 @@ describe.skipIf(skip)('postgres storage', () => {
 
     it('refuses unsafe schema names and table prefixes', () => {
       for (const tablePrefix of ['bad-prefix', 'x"; DROP TABLE users; --', '1abc', '', 'a'.repeat(41)]) {
-        expect(() => createPostgresStorage({ connectionString: POSTGRES_URL }, { tablePrefix })).toThrow(RangeError);
+        expect(() => createPostgresStorage({ connectionString: POSTGRES_URL }, { tablePrefix })).toThrow(
+          InvalidOptionError,
+        );
       }
       expect(() => createPostgresStorage({ connectionString: POSTGRES_URL }, { schema: 'public.x' })).toThrow(
         /Schema name `public.x`/,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LedgerStorageUnavailableError } from '../../src/errors.js';
+import { InvalidOptionError, LedgerStorageUnavailableError } from '../../src/errors.js';
 import { sqliteErrorCode } from '../../src/storage/sqlite/sqlite-error-code.js';
 import { createSqliteStorage, type SqliteDatabase } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
@@ -115,7 +115,7 @@ describe('sqlite storage setup', () => {
 
   it('refuses unsafe settings up front', () => {
     expect(() => createSqliteStorage({ path: freshFile(), driver }, { tablePrefix: 'x"; DROP TABLE y; --' })).toThrow(
-      RangeError,
+      InvalidOptionError,
     );
     expect(() => createSqliteStorage({ path: freshFile(), driver }, { busyTimeoutMs: -1 })).toThrow(/`busyTimeoutMs`/);
     const bogus = { synchronous: 'OFF' } as unknown as { synchronous: 'FULL' };

@@ -8,7 +8,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GuardError } from '../../src/errors.js';
-import { createReceiptWriter, verifyReceipts } from '../../src/ledger/receipts/index.js';
+import { createReceiptWriter } from '../../src/ledger/receipts/receipt-writer.js';
+import { verifyReceipts } from '../../src/ledger/receipts/verify-receipts.js';
 import { nodeSqliteModule } from '../../src/storage/sqlite/load-node-sqlite.js';
 import {
   createSqliteReceiptSink,

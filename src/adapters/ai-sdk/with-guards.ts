@@ -3,7 +3,7 @@
  * or `streamText` — by returning the settings to spread into it.
  */
 import { wrapLanguageModel } from 'ai';
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import type { GuardRun } from '../pipeline.js';
 import { type AiSdkToolLike, guardTools } from './guard-tools.js';
 import { type HyphaeMiddlewareOptions, hyphaeMiddleware } from './middleware.js';
@@ -60,7 +60,7 @@ export function withGuards<S extends AiSdkGuardedSettings>(
     typeof settings.model !== 'object' ||
     settings.model === null
   ) {
-    throw new GuardError('invalid_option', '`withGuards` needs `{ model }`: a language model object, not a model id');
+    throw new InvalidOptionError('model', '`withGuards` needs `{ model }`: a language model object, not a model id');
   }
   const repair = options.repairTranscript !== false;
   const own = settings.prepareStep as ((options: StepOptions) => unknown) | undefined;

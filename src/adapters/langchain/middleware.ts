@@ -15,6 +15,7 @@
  */
 import type { RepairTranscriptOptions } from '../../context/transcript/repair.js';
 import { checkOptions } from '../../invalid-argument.js';
+import { integerOption } from '../../option-checks.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { guardToolCall } from './guard-tool-call.js';
 import { messagesOf } from './messages.js';
@@ -50,8 +51,7 @@ interface ModelRequest extends LangChainModelRequest {
 }
 
 function positive(option: string, value: number | undefined): number | undefined {
-  if (value === undefined || (Number.isSafeInteger(value) && value > 0)) return value;
-  throw new RangeError(`\`${option}\` must be a positive integer, got \`${String(value)}\``);
+  return value === undefined ? undefined : integerOption(option, value);
 }
 
 /** The repair options of `repairTranscript`, or `null` when it is off. */

@@ -4,7 +4,7 @@
  * the live run with `guardToolNode` on the same pipeline: both derive the run from the graph state
  * and the thread, so no run id is passed between them.
  */
-import { GuardError } from '../../errors.js';
+import { GuardError, InvalidOptionError } from '../../errors.js';
 import type { GuardRun } from '../pipeline.js';
 import { isObject, messagesOf, messageType, toolCallsOf } from './messages.js';
 import { opensInvocation, registryOf, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
@@ -87,7 +87,7 @@ export function guardModelNode<N extends NodeFunction>(
   guards: LangChainGuards,
   options: GuardModelNodeOptions = {},
 ): N {
-  if (typeof node !== 'function') throw new GuardError('invalid_option', '`guardModelNode` wraps a node function');
+  if (typeof node !== 'function') throw new InvalidOptionError('node', '`guardModelNode` wraps a node function');
   const registry = registryOf(toPipeline(guards));
   const stopMessage = options.stopMessage ?? ((refusal) => refusal.message);
   const repair =

@@ -6,7 +6,7 @@
  * the checkpoint, with the same AI message and call ids. The default run id is the id of the last
  * human message, which the checkpoint keeps, so the redispatched call lands on the same transition.
  */
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import { type GuardPipeline, type GuardRun, type GuardRunOptions, toGuardPipeline } from '../pipeline.js';
 import { isObject, lastMessageId, messagesOf, messageType } from './messages.js';
 import type { LangChainGuards, LangChainRunContext, LangChainScopeOptions } from './types.js';
@@ -31,7 +31,7 @@ export function runContextOf(state: unknown, config: unknown): LangChainRunConte
 export function runOptionsOf(context: LangChainRunContext, options: LangChainScopeOptions): GuardRunOptions {
   const custom = options.runId?.(context);
   if (custom !== undefined && (typeof custom !== 'string' || custom === '')) {
-    throw new GuardError('invalid_option', `\`runId\` must return a non-empty string, got \`${String(custom)}\``);
+    throw new InvalidOptionError('runId', `\`runId\` must return a non-empty string, got \`${String(custom)}\``);
   }
   const runId =
     custom ??

@@ -4,7 +4,7 @@
  */
 import { Command, END } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
 import { guardDirectCall, guardToolCall, type LangChainCall } from './guard-tool-call.js';
 import { isObject } from './messages.js';
@@ -143,7 +143,7 @@ export function guardToolNode(
 
 function nodeName(option: string, value: unknown): string {
   if (typeof value !== 'string' || value === '') {
-    throw new GuardError('invalid_option', `\`${option}\` must name a node (or \`__end__\`), got \`${String(value)}\``);
+    throw new InvalidOptionError(option, `\`${option}\` must name a node (or \`__end__\`), got \`${String(value)}\``);
   }
   return value;
 }

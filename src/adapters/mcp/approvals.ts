@@ -8,8 +8,8 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { recordArgument, stringArgument } from '../../invalid-argument.js';
-import type { LedgerScope, TransitionRecord } from '../../ledger/transition-record.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import type { LedgerScope, TransitionRecord } from '../../storage/transition-record.js';
 import { refusalResult } from './tool-results.js';
 import type { McpCallToolResult } from './types.js';
 

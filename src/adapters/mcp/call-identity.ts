@@ -16,10 +16,10 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { unreadableArgument } from '../../invalid-argument.js';
-import type { SideEffectClass } from '../../ledger/envelope.js';
 import { ticketKey } from '../../ledger/transition-key.js';
-import type { LedgerScope } from '../../ledger/transition-record.js';
+import type { SideEffectClass } from '../../storage/envelope.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import type { LedgerScope } from '../../storage/transition-record.js';
 import type { JsonRpcId } from './types.js';
 
 /** The `_meta` keys a client may send its idempotency key under. */

@@ -6,10 +6,11 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
+import type { JsonValue } from '../../core/json.js';
 import { GuardError } from '../../errors.js';
 import { unreadableArgument } from '../../invalid-argument.js';
-import type { JsonValue, TransitionRecord } from '../../ledger/transition-record.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { McpToolDefinition } from './types.js';
 
 /** The tool name of pin records. */

@@ -3,9 +3,8 @@
  * an upstream tool: its side-effect class and the scopes it needs. Annotations are hints from the
  * server, so the policy wins wherever it speaks.
  */
-
 import { unreadableArgument } from '../../invalid-argument.js';
-import type { SideEffectClass } from '../../ledger/envelope.js';
+import type { SideEffectClass } from '../../storage/envelope.js';
 import type { McpToolDefinition } from './types.js';
 
 /** What a credential in a call's arguments or result does. */

@@ -3,7 +3,7 @@
  * execution boundary the runner calls) runs through the guard pipeline.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import { GuardError } from '../../errors.js';
+import { GuardError, InvalidOptionError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
 import { isAbortError } from '../shared/abort.js';
 import type { ToolCallOutcome } from '../shared/types.js';
@@ -138,7 +138,7 @@ export function guardAgentTool<T extends AgentFunctionToolLike>(
   checkOptions('guardAgentTool', options);
   if (!isFunctionTool(tool)) {
     const name = String((tool as AgentToolLike).name);
-    throw new GuardError('invalid_option', `\`guardAgentTool\` wraps function tools; \`${name}\` is not one`);
+    throw new InvalidOptionError('tool', `\`guardAgentTool\` wraps function tools; \`${name}\` is not one`);
   }
   return wrap(tool, agentRunRegistry(toPipeline(guards)), options);
 }

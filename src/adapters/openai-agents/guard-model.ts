@@ -3,7 +3,7 @@
  * each request the budget pre-flight runs on its prompt and tool schemas (a refused request is not
  * sent); after it, the real usage is booked in place of the reservation.
  */
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import type { ModelReservation } from '../../fuses/budget.js';
 import { checkOptions } from '../../invalid-argument.js';
 import type { GuardPipeline, GuardRun, GuardRunOptions } from '../pipeline.js';
@@ -46,14 +46,14 @@ interface Refusal {
 function nonEmpty(option: string, value: unknown, required: boolean): string | undefined {
   if (value === undefined && !required) return undefined;
   if (typeof value !== 'string' || value === '') {
-    throw new GuardError('invalid_option', `\`${option}\` must be a non-empty string, got \`${String(value)}\``);
+    throw new InvalidOptionError(option, `\`${option}\` must be a non-empty string, got \`${String(value)}\``);
   }
   return value;
 }
 
 function runOptionsOf(options: GuardAgentModelOptions): GuardRunOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new GuardError('invalid_option', 'A guarded model needs `{ runId }`: the run its calls belong to');
+    throw new InvalidOptionError('options', 'A guarded model needs `{ runId }`: the run its calls belong to');
   }
   const runId = nonEmpty('runId', options.runId, true) as string;
   const threadId = nonEmpty('threadId', options.threadId, false);
@@ -155,8 +155,8 @@ function methodsOf(model: AgentModelLike): ModelMethods {
     typeof model.getResponse !== 'function' ||
     typeof model.getStreamedResponse !== 'function'
   ) {
-    throw new GuardError(
-      'invalid_option',
+    throw new InvalidOptionError(
+      'model',
       '`guardModel` wraps a `Model`: an object with `getResponse` and `getStreamedResponse`',
     );
   }
@@ -228,7 +228,7 @@ export function guardModelProvider<P extends AgentModelProviderLike>(
   checkOptions('guardModelProvider', guards, false, 'guards');
   checkOptions('guardModelProvider', options, false);
   if (typeof provider !== 'object' || provider === null || typeof provider.getModel !== 'function') {
-    throw new GuardError('invalid_option', '`guardModelProvider` wraps a `ModelProvider`: an object with `getModel`');
+    throw new InvalidOptionError('provider', '`guardModelProvider` wraps a `ModelProvider`: an object with `getModel`');
   }
   const pipeline = toPipeline(guards);
   const runOptions = runOptionsOf(options);

@@ -4,7 +4,7 @@
  * object itself is the run (a `RunState` resumed in the same process keeps it).
  */
 import { randomUUID } from 'node:crypto';
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import { type GuardPipeline, type GuardRun, type GuardRunOptions, toGuardPipeline } from '../pipeline.js';
 import type { AgentGuards, AgentRunScope, AgentScopeOptions } from './types.js';
 
@@ -33,8 +33,8 @@ export function scopeOf(context: unknown, options: AgentScopeOptions): AgentRunS
   for (const key of ['threadId', 'runId'] as const) {
     const value = scope[key];
     if (value !== undefined && text(value) === undefined) {
-      throw new GuardError(
-        'invalid_option',
+      throw new InvalidOptionError(
+        'scope',
         `\`scope\` must give a non-empty string \`${key}\`, got \`${String(value)}\``,
       );
     }
@@ -77,7 +77,7 @@ export function agentRunRegistry(pipeline: GuardPipeline): AgentRunRegistry {
       const scope = scopeOf(key?.context, options);
       let runId = scope.runId;
       if (runId === undefined) {
-        if (key === undefined) throw new GuardError('invalid_option', 'A tool call came without a run context');
+        if (key === undefined) throw new InvalidOptionError('runContext', 'A tool call came without a run context');
         runId = madeUpRunIds.get(key);
         if (runId === undefined) {
           runId = `run_${randomUUID()}`;

@@ -1,8 +1,9 @@
 /**
  * `runGuardedToolLoop`: the Chat Completions tool loop with every call going through the pipeline.
  */
-import { GuardError } from '../../errors.js';
+import { GuardError, InvalidOptionError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
+import { integerOption } from '../../option-checks.js';
 import { isAbortError } from '../shared/abort.js';
 import { formatToolResult } from '../shared/format-result.js';
 import type { GuardRefusal, ToolCallOutcome, ToolExecutor } from '../shared/types.js';
@@ -29,15 +30,13 @@ interface LoopSettings {
 
 function count(option: string, value: number | undefined, fallback: number, allowInfinity = false): number {
   if (value === undefined) return fallback;
-  const ok = (allowInfinity && value === Number.POSITIVE_INFINITY) || (Number.isSafeInteger(value) && value > 0);
-  if (!ok) throw new GuardError('invalid_option', `\`${option}\` must be a positive integer, got \`${String(value)}\``);
-  return value;
+  return allowInfinity && value === Number.POSITIVE_INFINITY ? value : integerOption(option, value);
 }
 
 function settingsOf(options: GuardedToolLoopOptions): LoopSettings {
   if (options.request?.stream !== undefined || options.request?.stream_options !== undefined) {
-    throw new GuardError(
-      'invalid_option',
+    throw new InvalidOptionError(
+      'request.stream',
       '`request.stream` is not a request field here: pass `stream: true` to the loop',
     );
   }

@@ -10,9 +10,10 @@ import { toolCallSignature } from '../../fuses/tool-fuse.js';
 import type { FuseVerdict } from '../../fuses/verdict.js';
 import { markCrossed } from '../../ledger/boundary-markers.js';
 import { LedgerDecisionDeniedError } from '../../ledger/caller-verdicts.js';
-import { composeDecision, type DecisionVerdict } from '../../ledger/decision.js';
-import type { LedgerScope } from '../../ledger/transition-record.js';
+import { composeDecision } from '../../ledger/decision.js';
 import type { CallOptions, Ledger } from '../../ledger/types.js';
+import type { DecisionVerdict } from '../../storage/decision.js';
+import type { LedgerScope } from '../../storage/transition-record.js';
 import {
   classifyError,
   describeError,

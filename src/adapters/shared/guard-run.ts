@@ -5,14 +5,14 @@
 import { createSession } from '../../context/session.js';
 import { repairTranscript } from '../../context/transcript/repair.js';
 import { canonicalJson } from '../../core/canonical-json.js';
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import type { FuseBox } from '../../fuses/fuse-box.js';
 import type { FuseRun } from '../../fuses/run-box.js';
 import type { FuseRefusal } from '../../fuses/verdict.js';
-import type { LedgerScope } from '../../ledger/transition-record.js';
 import type { Ledger } from '../../ledger/types.js';
-import type { GuardRun, GuardRunOptions, ModelCallGate } from '../pipeline.js';
+import type { LedgerScope } from '../../storage/transition-record.js';
 import { type CallContext, executeToolCall } from './execute-tool-call.js';
+import type { GuardRun, GuardRunOptions, ModelCallGate } from './run-types.js';
 import type { ToolPlan } from './tool-plan.js';
 import { type GuardEvent, type GuardRefusal, RefusalStage, type ToolExecutor } from './types.js';
 
@@ -30,7 +30,7 @@ export interface PipelineContext {
 function text(option: string, value: unknown, required: boolean): string | undefined {
   if (value === undefined && !required) return undefined;
   if (typeof value !== 'string' || value === '') {
-    throw new GuardError('invalid_option', `\`${option}\` must be a non-empty string, got \`${String(value)}\``);
+    throw new InvalidOptionError(option, `\`${option}\` must be a non-empty string, got \`${String(value)}\``);
   }
   return value;
 }

@@ -10,8 +10,9 @@ import type { ScopeOptions } from '../../boundary/scope-checks.js';
 import { isRerunnable } from '../../boundary/violations.js';
 import { protect } from '../../context/protect.js';
 import type { Clock } from '../../core/clock.js';
-import { resolveSideEffectClass, type SideEffectClass } from '../../ledger/envelope.js';
+import { resolveSideEffectClass } from '../../ledger/resolve-side-effect-class.js';
 import type { ToolSpec } from '../../ledger/types.js';
+import type { SideEffectClass } from '../../storage/envelope.js';
 
 /** Ledger options of one tool: everything of a `ToolSpec` but its name and class. */
 export type LedgerToolOptions = Omit<ToolSpec, 'name' | 'sideEffectClass'>;

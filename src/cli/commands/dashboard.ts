@@ -7,8 +7,8 @@
 import { openReceiptSigner, openReceiptSink } from '../../config/open-stores.js';
 import { checkToken, type DashboardToken, isLoopback, LOOPBACK_HOSTS } from '../../dashboard/auth.js';
 import { GuardError } from '../../errors.js';
-import type { ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import type { ReceiptKey } from '../../ledger/receipts/signers.js';
+import type { ReceiptSink } from '../../storage/receipt-sink.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 import { DEFAULT_CONFIG_FILE, ledgersOf, loadCommandConfig } from '../lib/config-ledgers.js';
 import { flag, type ParsedOptions, parseOptions, stringOption } from '../lib/parse-options.js';

@@ -4,7 +4,8 @@
  */
 import { type Command, ExitCode, UsageError } from '../command.js';
 import { DEFAULT_CONFIG_FILE } from '../lib/config-ledgers.js';
-import { type DoctorItem, runDoctorChecks } from '../lib/doctor-checks.js';
+import { runDoctorChecks } from '../lib/doctor-checks.js';
+import type { DoctorItem } from '../lib/doctor-item.js';
 import { flag, parseOptions, stringOption } from '../lib/parse-options.js';
 import type { Output } from '../output.js';
 

@@ -3,16 +3,14 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { createEd25519Verifier, createHmacVerifier, type ReceiptKey } from '../../ledger/receipts/signers.js';
 import {
-  createEd25519Verifier,
-  createHmacVerifier,
   type ReceiptAnchor,
-  type ReceiptKey,
   type VerifyProgress,
   type VerifyReceiptsResult,
   verifyReceipts,
-} from '../../ledger/receipts/index.js';
-import { readJsonlLines } from '../../ledger/receipts/jsonl-lines.js';
+} from '../../ledger/receipts/verify-receipts.js';
+import { readJsonlLines } from '../../storage/jsonl/jsonl-lines.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 
 /** The options of `hyphae receipts verify`. */

@@ -1,8 +1,9 @@
 /**
  * What the demo steps share.
  */
-import type { LedgerScope } from '../../ledger/transition-record.js';
+
 import type { Ledger } from '../../ledger/types.js';
+import type { LedgerScope } from '../../storage/transition-record.js';
 import type { DemoBackend } from './open-storage.js';
 
 /** The backend, the run's scope and the parent's ledger. */

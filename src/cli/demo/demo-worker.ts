@@ -5,8 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLedger } from '../../ledger/create-ledger.js';
-import type { LedgerScope } from '../../ledger/transition-record.js';
 import type { Ledger } from '../../ledger/types.js';
+import type { LedgerScope } from '../../storage/transition-record.js';
 import { describeError } from '../lib/describe-error.js';
 import { openDemoStorage, parseBackendArgs } from './open-storage.js';
 

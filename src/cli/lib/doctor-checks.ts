@@ -18,18 +18,10 @@ import { analyzeConfig, type ConfigEnv, envReferences } from '../../config/parse
 import { type LedgerSection, nonDurableStoreIssue, sideEffectingCovered } from '../../config/store-durability.js';
 import type { ConfigSettings, StoreSettings } from '../../config/types.js';
 import { GuardError, LedgerMissingError } from '../../errors.js';
-import type { ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
+import type { ReceiptSink } from '../../storage/receipt-sink.js';
 import { runDeepChecks } from './doctor-deep.js';
-
-/** One line of the report. */
-export interface DoctorItem {
-  readonly name: string;
-  readonly ok: boolean;
-  readonly detail: string;
-  /** How to fix a failure. */
-  readonly fix?: string;
-}
+import type { DoctorItem } from './doctor-item.js';
 
 /** Something with a `close()`: a store or a sink. */
 interface Closable {

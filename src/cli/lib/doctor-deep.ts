@@ -8,7 +8,7 @@
 import { stat } from 'node:fs/promises';
 import type { ConfigSettings } from '../../config/types.js';
 import { openSqliteFile } from '../../storage/sqlite/open-file.js';
-import type { DoctorItem } from './doctor-checks.js';
+import type { DoctorItem } from './doctor-item.js';
 
 /** The SQLite files a config names (ledgers and snapshots; receipts live in the ledger's file), each once. */
 function sqliteFiles(settings: ConfigSettings): string[] {

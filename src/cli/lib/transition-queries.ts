@@ -2,10 +2,11 @@
  * Reading transitions across a config's ledgers: filtered lists (with the derived EXPIRED and
  * "stuck" filters applied while paging) and lookup by key.
  */
-import { Outcome } from '../../ledger/envelope.js';
+
 import { heldBy } from '../../ledger/owner-id.js';
-import type { TransitionRecord } from '../../ledger/transition-record.js';
+import { Outcome } from '../../storage/envelope.js';
 import type { ListQuery } from '../../storage/ledger-storage.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { TransitionReader } from './config-ledgers.js';
 import { isStuck, shownOutcome } from './transition-view.js';
 

@@ -1,9 +1,10 @@
 /**
  * How `hyphae transitions` shows records: a table, a detail view, and JSON.
  */
-import { decisionDigest, effectStateOf, type TransitionDecision } from '../../ledger/decision.js';
+import { decisionDigest, effectStateOf } from '../../ledger/decision.js';
 import { isExpired } from '../../ledger/resolve-gate.js';
-import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { TransitionDecision } from '../../storage/decision.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { Output } from '../output.js';
 
 /** Outcomes that need an operator: a redispatch would hard-block, or the owner may be dead. */

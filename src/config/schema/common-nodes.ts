@@ -2,25 +2,15 @@
  * Nodes shared by several sections: durations, paths, names and the ledger's vocabulary.
  */
 import { isAbsolute, resolve } from 'node:path';
-import {
-  RetryPermission,
-  resolveSideEffectClass,
-  SIDE_EFFECT_CLASS_ALIASES,
-  SideEffectClass,
-  Spendability,
-} from '../../ledger/envelope.js';
+import { resolveSideEffectClass } from '../../ledger/resolve-side-effect-class.js';
 import type { ArgsDriftPolicy } from '../../ledger/types.js';
+import { MAX_DURATION_MS } from '../../option-checks.js';
+import { RetryPermission, SIDE_EFFECT_CLASS_ALIASES, SideEffectClass, Spendability } from '../../storage/envelope.js';
 import { list } from './composite-nodes.js';
 import { type Base, make, map, mismatch, type Node, oneOf, string } from './nodes.js';
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/u;
-
-/**
- * The longest duration a config accepts: 2147483647 ms (about 24.8 days), the longest a Node.js
- * timer waits. Leases, polls and reconcile timeouts run on timers, and a longer delay fires at once.
- */
-export const MAX_DURATION_MS = 2_147_483_647;
 
 /** Milliseconds of a duration text (`30s`, `5m`, `1h`, `250ms`, `1d`), or undefined. */
 export function parseDuration(text: string): number | undefined {

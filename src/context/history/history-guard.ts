@@ -5,7 +5,7 @@
 
 import { InvalidArgumentError, optionsOf } from '../../invalid-argument.js';
 import { HistoryDropError, HistoryDuplicateError, type HistoryLimit, HistoryTruncatedError } from '../errors.js';
-import { charTokenCounter, type TokenCounter, tokenCounterFromFunction } from '../tokens.js';
+import { charTokenCounter, type MessageTokenCounter, tokenCounterFromFunction } from '../tokens.js';
 import { compareHistories, type DropReport } from './check-drops.js';
 import { turnFingerprint } from './turn-fingerprint.js';
 
@@ -26,7 +26,7 @@ export interface HistoryGuardOptions {
    * Default chars/4. Either a message counter, or the `(text, model) => number` function the budget
    * fuse takes (`defaultTokenCounter`), so both guards count with one tokenizer.
    */
-  readonly tokenCounter?: TokenCounter | ((text: string, model: string) => number);
+  readonly tokenCounter?: MessageTokenCounter | ((text: string, model: string) => number);
   /** Model passed to the counter. */
   readonly model?: string;
   /**

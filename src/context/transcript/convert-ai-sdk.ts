@@ -10,10 +10,10 @@ import type {
   AiSdkMessage,
   AiSdkToolCallPart,
   AiSdkToolResultPart,
-  ChatMessage,
-  ChatToolCall,
   ChatToolMessage,
   ContentPart,
+  TranscriptMessage,
+  TranscriptToolCall,
 } from './types.js';
 
 function outputText(output: unknown): string {
@@ -43,9 +43,9 @@ function userPart(part: ContentPart): ContentPart {
   return part.type === 'text' ? { type: 'text', text: String(part.text) } : part;
 }
 
-function fromAssistant(content: unknown): ChatMessage {
+function fromAssistant(content: unknown): TranscriptMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
-  const calls: ChatToolCall[] = [];
+  const calls: TranscriptToolCall[] = [];
   const other: ContentPart[] = [];
   for (const part of partsOf(content)) {
     if (part.type === 'tool-call' && part.providerExecuted !== true) {
@@ -78,10 +78,10 @@ function fromAssistant(content: unknown): ChatMessage {
  * fromAiSdkMessages([{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'f', output: { type: 'json', value: { ok: true } } }] }]);
  * // [{ role: 'tool', tool_call_id: 'c1', content: '{"ok":true}' }]
  */
-export function fromAiSdkMessages(messages: readonly AiSdkMessage[]): ChatMessage[] {
+export function fromAiSdkMessages(messages: readonly AiSdkMessage[]): TranscriptMessage[] {
   const list = messagesArgument('fromAiSdkMessages', messages);
   return readArgument('fromAiSdkMessages', 'messages', () => {
-    const chat: ChatMessage[] = [];
+    const chat: TranscriptMessage[] = [];
     for (const message of list) {
       switch (message.role) {
         case 'system':
@@ -114,7 +114,7 @@ function toPart(part: ContentPart): ContentPart {
   return part.type === 'image_url' && typeof url === 'string' ? { type: 'image', image: url } : part;
 }
 
-function toAssistant(message: Extract<ChatMessage, { role: 'assistant' }>): AiSdkMessage {
+function toAssistant(message: Extract<TranscriptMessage, { role: 'assistant' }>): AiSdkMessage {
   const calls = message.tool_calls ?? [];
   if (calls.length === 0 && (typeof message.content === 'string' || message.content === null)) {
     return { role: 'assistant', content: message.content ?? '' };
@@ -139,7 +139,7 @@ function toAssistant(message: Extract<ChatMessage, { role: 'assistant' }>): AiSd
  * @example
  * toAiSdkMessages([{ role: 'user', content: 'hi' }]); // [{ role: 'user', content: 'hi' }]
  */
-export function toAiSdkMessages(messages: readonly ChatMessage[]): AiSdkMessage[] {
+export function toAiSdkMessages(messages: readonly TranscriptMessage[]): AiSdkMessage[] {
   const list = messagesArgument('toAiSdkMessages', messages);
   return readArgument('toAiSdkMessages', 'messages', () => {
     const names = new Map<string, string>();

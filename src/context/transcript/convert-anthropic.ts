@@ -10,16 +10,16 @@ import type {
   AnthropicMessage,
   AnthropicToolResultBlock,
   AnthropicToolUseBlock,
-  ChatMessage,
-  ChatToolCall,
   ContentPart,
+  TranscriptMessage,
+  TranscriptToolCall,
 } from './types.js';
 
 type Block = AnthropicToolUseBlock | AnthropicToolResultBlock | ContentPart;
 
-function fromAssistant(content: AnthropicMessage['content']): ChatMessage {
+function fromAssistant(content: AnthropicMessage['content']): TranscriptMessage {
   if (typeof content === 'string') return { role: 'assistant', content };
-  const calls: ChatToolCall[] = [];
+  const calls: TranscriptToolCall[] = [];
   const other: ContentPart[] = [];
   for (const block of partsOf(content)) {
     if (block.type === 'tool_use') {
@@ -36,7 +36,7 @@ function fromAssistant(content: AnthropicMessage['content']): ChatMessage {
     : { role: 'assistant', content: body ?? '' };
 }
 
-function fromUser(content: AnthropicMessage['content'], chat: ChatMessage[]): void {
+function fromUser(content: AnthropicMessage['content'], chat: TranscriptMessage[]): void {
   if (typeof content === 'string') {
     chat.push({ role: 'user', content });
     return;
@@ -66,11 +66,11 @@ function fromUser(content: AnthropicMessage['content'], chat: ChatMessage[]): vo
 export function fromAnthropicMessages(
   messages: readonly AnthropicMessage[],
   options: { readonly system?: string } = {},
-): ChatMessage[] {
+): TranscriptMessage[] {
   const list = messagesArgument('fromAnthropicMessages', messages);
   const { system } = readOptions('fromAnthropicMessages', options, ['system']);
   return readArgument('fromAnthropicMessages', 'messages', () => {
-    const chat: ChatMessage[] = system === undefined ? [] : [{ role: 'system', content: system }];
+    const chat: TranscriptMessage[] = system === undefined ? [] : [{ role: 'system', content: system }];
     for (const message of list) {
       if (message.role === 'assistant') chat.push(fromAssistant(message.content));
       else fromUser(message.content, chat);
@@ -88,7 +88,7 @@ function toBlock(part: ContentPart): Block {
     : { type: 'image', source: { type: 'base64', media_type: data[1], data: data[2] } };
 }
 
-function toAssistant(message: Extract<ChatMessage, { role: 'assistant' }>): AnthropicMessage {
+function toAssistant(message: Extract<TranscriptMessage, { role: 'assistant' }>): AnthropicMessage {
   const calls = message.tool_calls ?? [];
   if (calls.length === 0 && typeof message.content === 'string') return { role: 'assistant', content: message.content };
   const content: Block[] = partsOf(message.content).map(toBlock);
@@ -112,7 +112,7 @@ function toAssistant(message: Extract<ChatMessage, { role: 'assistant' }>): Anth
  * const { system, messages } = toAnthropicMessages(chat);
  * await anthropic.messages.create({ model, max_tokens: 1024, system, messages });
  */
-export function toAnthropicMessages(messages: readonly ChatMessage[]): {
+export function toAnthropicMessages(messages: readonly TranscriptMessage[]): {
   system: string | undefined;
   messages: AnthropicMessage[];
 } {

@@ -15,7 +15,7 @@ export interface ContentPart {
 }
 
 /** A tool call of an assistant message (canonical model). */
-export interface ChatToolCall {
+export interface TranscriptToolCall {
   readonly id: string;
   readonly type: 'function';
   readonly function: { readonly name: string; readonly arguments: string };
@@ -41,7 +41,7 @@ export interface ChatUserMessage {
 export interface ChatAssistantMessage {
   readonly role: 'assistant';
   readonly content: string | readonly ContentPart[] | null;
-  readonly tool_calls?: readonly ChatToolCall[];
+  readonly tool_calls?: readonly TranscriptToolCall[];
   readonly name?: string;
   readonly refusal?: string | null;
 }
@@ -54,7 +54,7 @@ export interface ChatToolMessage {
 }
 
 /** A message of the canonical model (OpenAI Chat Completions). */
-export type ChatMessage = ChatSystemMessage | ChatUserMessage | ChatAssistantMessage | ChatToolMessage;
+export type TranscriptMessage = ChatSystemMessage | ChatUserMessage | ChatAssistantMessage | ChatToolMessage;
 
 /** AI SDK `ToolCallPart`. */
 export interface AiSdkToolCallPart {

@@ -1,7 +1,7 @@
 /**
  * The confirm step: what the action will do, then one button that does it.
  */
-import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import { type ActionRequest, describeAction } from '../actions.js';
 import { shownOutcome } from '../queries.js';
 import { type Html, html } from './html.js';

@@ -2,7 +2,7 @@
  * The list page: filters (outcome, tool, time range, agent, thread, run, free text), one page of
  * results, and the cursor to the next page.
  */
-import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import { FILTER_OUTCOMES, type ListFilter, type ListResult, shownOutcome } from '../queries.js';
 import { type Html, html } from './html.js';
 import { isoTime, outcomeBadge } from './layout.js';

@@ -1,7 +1,7 @@
 /**
  * The receipt chain's verdict: verified (count and head), or where it breaks and why.
  */
-import type { Receipt } from '../../ledger/receipts/receipt.js';
+import type { Receipt } from '../../storage/receipt.js';
 import type { ChainView } from '../receipt-chain.js';
 import { type Html, html } from './html.js';
 import { flash } from './layout.js';

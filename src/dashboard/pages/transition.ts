@@ -3,8 +3,8 @@
  * operator actions (each leads to a confirm step first).
  */
 import { effectStateOf } from '../../ledger/decision.js';
-import type { Receipt } from '../../ledger/receipts/receipt.js';
-import type { TransitionRecord } from '../../ledger/transition-record.js';
+import type { Receipt } from '../../storage/receipt.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ActionKind } from '../actions.js';
 import { shownOutcome } from '../queries.js';
 import type { ChainView } from '../receipt-chain.js';

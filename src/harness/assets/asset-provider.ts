@@ -2,7 +2,7 @@
  * Asset providers: named searches the agent can run for images, icons, fonts… Each provider
  * becomes a `search_assets_<name>` tool; what it finds gets run-scoped refs and provenance.
  */
-import { HarnessConfigError } from '../errors.js';
+import { invalidHarnessOption } from '../errors.js';
 import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
 
 /** What a lazy preview loader knows. */
@@ -96,24 +96,24 @@ export const ASSET_PROVIDER_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_]{0,39}$/;
 /** Prefix of the search tools' names. */
 export const SEARCH_ASSETS_PREFIX = 'search_assets_';
 
-/** Check the providers of a harness; throws {@link HarnessConfigError} naming the offending one. */
+/** Check the providers of a harness; throws {@link InvalidOptionError} naming the offending one. */
 export function checkAssetProviders(providers: unknown): readonly AssetProvider[] {
   if (providers === undefined) return [];
-  if (!Array.isArray(providers)) throw new HarnessConfigError('assetProviders', 'expected an array of providers');
+  if (!Array.isArray(providers)) throw invalidHarnessOption('assetProviders', 'expected an array of providers');
   const names = new Set<string>();
   return Object.freeze(
     providers.map((provider: unknown, index) => {
       const at = `assetProviders[${index}]`;
-      if (typeof provider !== 'object' || provider === null) throw new HarnessConfigError(at, 'expected an object');
+      if (typeof provider !== 'object' || provider === null) throw invalidHarnessOption(at, 'expected an object');
       const { name, search, description } = provider as Partial<AssetProvider>;
       if (typeof name !== 'string' || !ASSET_PROVIDER_NAME_PATTERN.test(name)) {
-        throw new HarnessConfigError(`${at}.name`, `\`${String(name)}\` does not match ${ASSET_PROVIDER_NAME_PATTERN}`);
+        throw invalidHarnessOption(`${at}.name`, `\`${String(name)}\` does not match ${ASSET_PROVIDER_NAME_PATTERN}`);
       }
-      if (names.has(name)) throw new HarnessConfigError(`${at}.name`, `\`${name}\` is used twice`);
+      if (names.has(name)) throw invalidHarnessOption(`${at}.name`, `\`${name}\` is used twice`);
       names.add(name);
-      if (typeof search !== 'function') throw new HarnessConfigError(`${at}.search`, 'expected a function');
+      if (typeof search !== 'function') throw invalidHarnessOption(`${at}.search`, 'expected a function');
       if (description !== undefined && typeof description !== 'string') {
-        throw new HarnessConfigError(`${at}.description`, 'expected a string');
+        throw invalidHarnessOption(`${at}.description`, 'expected a string');
       }
       return provider as AssetProvider;
     }),

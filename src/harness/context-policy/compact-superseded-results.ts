@@ -6,7 +6,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { checkOptions } from '../../invalid-argument.js';
-import { HarnessConfigError } from '../errors.js';
+import { integerOption } from '../../option-checks.js';
 import type { ModelMessage, ToolResultMessage } from '../models/types.js';
 import { COMMIT_RENDER } from '../tools/commit-render.js';
 import { RENDER_DESIGN } from '../tools/render-design.js';
@@ -79,10 +79,7 @@ function hasHighFinding(review: unknown, high: ReadonlySet<string>): boolean {
  */
 export function compactSupersededResults(options: CompactSupersededResultsOptions = {}): ModelContextPolicy {
   checkOptions('compactSupersededResults', options);
-  const after = options.afterModelCalls ?? 3;
-  if (!Number.isSafeInteger(after) || after < 1) {
-    throw new HarnessConfigError('afterModelCalls', `expected an integer of at least 1, got \`${String(after)}\``);
-  }
+  const after = integerOption('afterModelCalls', options.afterModelCalls ?? 3);
   const authorization = new Set(options.authorizationTools ?? []);
   const high = new Set((options.highSeverities ?? ['high', 'critical']).map((severity) => severity.toLowerCase()));
   return {

@@ -4,7 +4,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { checkOptions } from '../../invalid-argument.js';
-import { HarnessConfigError } from '../errors.js';
+import { integerOption } from '../../option-checks.js';
 import type { ModelMessage, ToolResultMessage } from '../models/types.js';
 import type { ModelContextPolicy } from './context-policy.js';
 
@@ -34,10 +34,7 @@ function compacted(message: ToolResultMessage): ToolResultMessage {
  */
 export function compactToolResults(options: CompactToolResultsOptions = {}): ModelContextPolicy {
   checkOptions('compactToolResults', options);
-  const after = options.afterModelCalls ?? 3;
-  if (!Number.isSafeInteger(after) || after < 1) {
-    throw new HarnessConfigError('afterModelCalls', `expected an integer of at least 1, got \`${String(after)}\``);
-  }
+  const after = integerOption('afterModelCalls', options.afterModelCalls ?? 3);
   return {
     name: 'compact-tool-results',
     apply(messages) {

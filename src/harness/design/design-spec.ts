@@ -7,7 +7,7 @@ import type { JsonSchemaObject } from '../../boundary/field-spec.js';
 import { toJsonPointer } from '../../boundary/issues.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { checkOptions } from '../../invalid-argument.js';
-import { HarnessConfigError } from '../errors.js';
+import { invalidHarnessOption } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import { type DesignCheck, type DesignIssue, DesignRefusal, DesignValidationError } from './design-errors.js';
 import { firstDifference } from './first-difference.js';
@@ -52,12 +52,12 @@ export interface CompiledDesignSpec {
 
 function withDraft(schema: JsonSchemaObject, option: string): JsonSchemaObject {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
-    throw new HarnessConfigError(option, 'a design schema must be a JSON Schema object');
+    throw invalidHarnessOption(option, 'a design schema must be a JSON Schema object');
   }
   const declared = schema.$schema;
   if (declared === undefined) return { ...schema, $schema: DRAFT_2020_12 };
   if (typeof declared !== 'string' || !declared.includes('2020-12')) {
-    throw new HarnessConfigError(
+    throw invalidHarnessOption(
       option,
       `a design schema is JSON Schema 2020-12, got \`$schema\` \`${String(declared)}\``,
     );
@@ -94,7 +94,7 @@ function hook(fn: ((design: JsonValue) => unknown) | undefined, design: JsonValu
 
 /**
  * Compile a {@link DesignSpec}: the schema is checked against the 2020-12 meta-schema by Ajv here
- * (a malformed schema throws {@link HarnessConfigError}), not on first use.
+ * (a malformed schema throws {@link InvalidOptionError}), not on first use.
  *
  * @example
  * const spec = compileDesignSpec({ schema: { type: 'object', properties: { title: { type: 'string' } } } });
@@ -102,7 +102,7 @@ function hook(fn: ((design: JsonValue) => unknown) | undefined, design: JsonValu
  */
 export function compileDesignSpec(spec: DesignSpec): CompiledDesignSpec {
   checkOptions('compileDesignSpec', spec, false, 'spec');
-  if (typeof spec !== 'object' || spec === null) throw new HarnessConfigError('designSpec', 'expected an object');
+  if (typeof spec !== 'object' || spec === null) throw invalidHarnessOption('designSpec', 'expected an object');
   const schema = withDraft(spec.schema, 'designSpec.schema');
   const promptSchema =
     spec.promptSchema === undefined ? schema : withDraft(spec.promptSchema, 'designSpec.promptSchema');
@@ -111,7 +111,7 @@ export function compileDesignSpec(spec: DesignSpec): CompiledDesignSpec {
     compiled = compileSchema(schema);
     if (promptSchema !== schema) compileSchema(promptSchema);
   } catch (error) {
-    throw new HarnessConfigError('designSpec.schema', (error as Error).message, { cause: error });
+    throw invalidHarnessOption('designSpec.schema', (error as Error).message, { cause: error });
   }
   const frozenPrompt = Object.freeze(JSON.parse(canonicalJson(promptSchema)) as JsonSchemaObject);
 

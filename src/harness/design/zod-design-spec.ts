@@ -2,7 +2,7 @@
  * A design spec from a zod 4 schema, typed structurally so that zod stays out of our declarations.
  */
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
-import { HarnessConfigError } from '../errors.js';
+import { invalidHarnessOption } from '../errors.js';
 import { formatJsonPointer } from '../json-patch/apply-json-patch.js';
 import type { DesignIssueInput, DesignSpec } from './design-spec.js';
 
@@ -60,7 +60,7 @@ export function zodDesignSpec(zodSchema: ZodSchemaLike, options: ZodDesignSpecOp
       },
     });
   } catch (error) {
-    throw new HarnessConfigError('zodSchema', `zod could not describe it as JSON Schema: ${(error as Error).message}`, {
+    throw invalidHarnessOption('zodSchema', `zod could not describe it as JSON Schema: ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -2,10 +2,9 @@
  * RFC 6902 JSON Patch, bounded: every operation, every limit, inputs never written.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import type { JsonValue } from '../../ledger/transition-record.js';
 import { jsonEquals } from './json-equals.js';
 import { JsonPatchError } from './json-patch-error.js';
-import { type JsonPatchLimits, resolveJsonPatchLimits } from './json-patch-limits.js';
+import type { JsonPatchLimits } from './json-patch-limits.js';
 import { measureJson, stringBytes } from './json-size.js';
 import { type ParsedOperation, parsePatch, unreadable } from './parse-patch.js';
 import { walkError } from './walk-error.js';
@@ -16,6 +15,10 @@ export { JSON_PATCH_ERROR_CODE, JsonPatchError, type JsonPatchErrorCode } from '
 export { DEFAULT_JSON_PATCH_LIMITS, type JsonPatchLimits } from './json-patch-limits.js';
 export { formatJsonPointer, getByPointer, parseJsonPointer } from './json-pointer.js';
 export type { JsonPatchOperation, JsonPatchOperationName } from './parse-patch.js';
+
+import type { JsonValue } from '../../core/json.js';
+import { resolveJsonPatchLimits } from './resolve-json-patch-limits.js';
+
 export type { JsonValue };
 
 /**

@@ -2,7 +2,7 @@
  * Bounded RFC 6902 JSON Patch and RFC 6901 JSON Pointer.
  */
 
-export type { JsonValue } from '../../ledger/transition-record.js';
+export type { JsonValue } from '../../core/json.js';
 export { applyJsonPatch } from './apply-json-patch.js';
 export { jsonEquals } from './json-equals.js';
 export {

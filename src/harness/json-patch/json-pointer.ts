@@ -2,8 +2,8 @@
  * RFC 6901 JSON Pointers: parse, format, resolve.
  */
 
+import type { JsonValue } from '../../core/json.js';
 import { arrayArgument, InvalidArgumentError, kindOf, stringArgument } from '../../invalid-argument.js';
-import type { JsonValue } from '../../ledger/transition-record.js';
 import { JsonPatchError } from './json-patch-error.js';
 
 /** A pointer that failed to parse: the reason, for the caller to wrap with its own context. */

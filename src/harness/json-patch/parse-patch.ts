@@ -2,7 +2,8 @@
  * Checks a whole patch before any operation runs: its shape, its pointers, its values and its
  * limits. A patch is refused as a whole, so a bad operation 7 never leaves operations 0–6 half done.
  */
-import type { JsonValue } from '../../ledger/transition-record.js';
+
+import type { JsonValue } from '../../core/json.js';
 import { JsonPatchError } from './json-patch-error.js';
 import type { JsonPatchLimits } from './json-patch-limits.js';
 import { PointerSyntaxError, pointerTokens } from './json-pointer.js';

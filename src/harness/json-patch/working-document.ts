@@ -11,7 +11,8 @@
  * copied subtree is then reachable twice — so a copy forgets all ownership and later writes clone
  * afresh.
  */
-import type { JsonValue } from '../../ledger/transition-record.js';
+
+import type { JsonValue } from '../../core/json.js';
 import { JsonPatchError } from './json-patch-error.js';
 import { arrayIndexOf, formatJsonPointer } from './json-pointer.js';
 import type { ParsedOperation } from './parse-patch.js';

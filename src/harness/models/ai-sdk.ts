@@ -7,7 +7,7 @@ import { compileSchema } from '../../boundary/compile-schema.js';
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
 import { GuardError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
-import { HarnessConfigError } from '../errors.js';
+import { invalidHarnessOption } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import { describeIssues, parseModelJson } from '../run/model-json.js';
 import { fromAiToolCalls, fromAiUsage, toAiPrompt } from './ai-sdk-convert.js';
@@ -92,7 +92,7 @@ function modelName(options: AiSdkModelOptions): string {
   const { model } = options;
   if (typeof model === 'string' && model !== '') return model;
   if (typeof model === 'object' && model !== null && typeof model.modelId === 'string') return model.modelId;
-  throw new HarnessConfigError('model', 'expected an AI SDK language model or a gateway model id');
+  throw invalidHarnessOption('model', 'expected an AI SDK language model or a gateway model id');
 }
 
 /** An `Output` that asks for `format` and hands back the raw text: the harness parses and validates it itself. */
@@ -202,7 +202,7 @@ export function createAiSdkMainModel(options: AiSdkMainModelOptions): MainModel 
   const id = options.id ?? modelName(options);
   const mode = options.output ?? 'structured';
   if (mode !== 'structured' && mode !== 'json' && mode !== 'text') {
-    throw new HarnessConfigError('output', `expected \`structured\`, \`json\` or \`text\`, got \`${String(mode)}\``);
+    throw invalidHarnessOption('output', `expected \`structured\`, \`json\` or \`text\`, got \`${String(mode)}\``);
   }
   return {
     id,

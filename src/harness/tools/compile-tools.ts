@@ -4,7 +4,8 @@
 import { type CompiledSchema, compileSchema } from '../../boundary/compile-schema.js';
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
 import { canonicalJson } from '../../core/canonical-json.js';
-import { HarnessConfigError } from '../errors.js';
+import { integerOption } from '../../option-checks.js';
+import { invalidHarnessOption } from '../errors.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { ModelToolDefinition } from '../models/types.js';
 import { type AgentTool, ToolFailureMode } from './agent-tool.js';
@@ -54,51 +55,47 @@ function compileInput(inputSchema: JsonSchemaObject): { canonical: JsonSchemaObj
 }
 
 function positive(option: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new HarnessConfigError(option, `expected an integer of at least 1, got \`${String(value)}\``);
-  }
-  return value;
+  return value === undefined ? fallback : integerOption(option, value);
 }
 
-/** Check and compile one tool; throws {@link HarnessConfigError} naming the offending option. */
+/** Check and compile one tool; throws {@link InvalidOptionError} naming the offending option. */
 export function compileTool(
   tool: AgentTool,
   limits: ResolvedLimits,
   where: string,
   settings: BuiltInSettings = {},
 ): CompiledTool {
-  if (typeof tool !== 'object' || tool === null) throw new HarnessConfigError(where, 'expected a tool object');
+  if (typeof tool !== 'object' || tool === null) throw invalidHarnessOption(where, 'expected a tool object');
   const name = tool.name;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-    throw new HarnessConfigError(`${where}.name`, `\`${String(name)}\` does not match ${TOOL_NAME_PATTERN}`);
+    throw invalidHarnessOption(`${where}.name`, `\`${String(name)}\` does not match ${TOOL_NAME_PATTERN}`);
   }
   const at = `tool \`${name}\``;
   if (typeof tool.description !== 'string' || tool.description.trim() === '') {
-    throw new HarnessConfigError(`${at}.description`, 'expected a non-empty string');
+    throw invalidHarnessOption(`${at}.description`, 'expected a non-empty string');
   }
-  if (typeof tool.execute !== 'function') throw new HarnessConfigError(`${at}.execute`, 'expected a function');
+  if (typeof tool.execute !== 'function') throw invalidHarnessOption(`${at}.execute`, 'expected a function');
   const inputSchema = tool.inputSchema;
   if (typeof inputSchema !== 'object' || inputSchema === null || inputSchema.type !== 'object') {
-    throw new HarnessConfigError(`${at}.inputSchema`, 'expected a JSON Schema with `type: "object"`');
+    throw invalidHarnessOption(`${at}.inputSchema`, 'expected a JSON Schema with `type: "object"`');
   }
   let schema: CompiledSchema;
   let canonical: JsonSchemaObject;
   try {
     ({ canonical, schema } = compileInput(inputSchema));
   } catch (error) {
-    throw new HarnessConfigError(`${at}.inputSchema`, (error as Error).message, { cause: error });
+    throw invalidHarnessOption(`${at}.inputSchema`, (error as Error).message, { cause: error });
   }
   const failureMode = tool.failureMode ?? ToolFailureMode.return_error;
   if (failureMode !== 'return_error' && failureMode !== 'raise') {
-    throw new HarnessConfigError(
+    throw invalidHarnessOption(
       `${at}.failureMode`,
       `expected \`return_error\` or \`raise\`, got \`${String(failureMode)}\``,
     );
   }
   const required = tool.requiredCapabilities ?? [];
   if (!Array.isArray(required) || required.some((c) => typeof c !== 'string' || c === '')) {
-    throw new HarnessConfigError(`${at}.requiredCapabilities`, 'expected an array of non-empty strings');
+    throw invalidHarnessOption(`${at}.requiredCapabilities`, 'expected an array of non-empty strings');
   }
   return Object.freeze({
     tool,
@@ -123,15 +120,15 @@ export function compileTools(
   limits: ResolvedLimits,
   reserved: readonly string[],
 ): readonly CompiledTool[] {
-  if (!Array.isArray(tools)) throw new HarnessConfigError('tools', 'expected an array of tools');
+  if (!Array.isArray(tools)) throw invalidHarnessOption('tools', 'expected an array of tools');
   const seen = new Set<string>();
   return tools.map((tool, index) => {
     const compiled = compileTool(tool, limits, `tools[${index}]`);
     if (reserved.includes(compiled.name)) {
-      throw new HarnessConfigError(`tools[${index}].name`, `\`${compiled.name}\` is a built-in tool's name`);
+      throw invalidHarnessOption(`tools[${index}].name`, `\`${compiled.name}\` is a built-in tool's name`);
     }
     if (seen.has(compiled.name))
-      throw new HarnessConfigError(`tools[${index}].name`, `\`${compiled.name}\` is defined twice`);
+      throw invalidHarnessOption(`tools[${index}].name`, `\`${compiled.name}\` is defined twice`);
     seen.add(compiled.name);
     return compiled;
   });

@@ -1,7 +1,7 @@
 /**
  * The renderer protocol: turn a candidate design into an image the vision model can review.
  */
-import { HarnessConfigError } from '../errors.js';
+import { invalidHarnessOption } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { RenderedArtifact } from '../models/types.js';
 
@@ -45,7 +45,7 @@ export interface Renderer {
  * createPatchHarness({ designSpec, mainModel, visionModel, renderer });
  */
 export function createRenderer(render: RenderFunction): Renderer {
-  if (typeof render !== 'function') throw new HarnessConfigError('renderer', 'expected a render function');
+  if (typeof render !== 'function') throw invalidHarnessOption('renderer', 'expected a render function');
   return Object.freeze({
     render: function renderCandidate(candidate: JsonValue, context: RenderContext) {
       return render(candidate, context);

@@ -13,9 +13,9 @@
  * Nothing here ever throws into a call: failures go to the logger and the marker stays for a sweep.
  */
 import { GuardError } from '../../errors.js';
-import type { ExecutorContext } from '../claim-records.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { ExecutorContext } from '../executor-context.js';
 import { toRecordedError } from '../stored-result.js';
-import type { TransitionRecord } from '../transition-record.js';
 import type { LedgerEvent, SweepReceiptsOptions, SweepReceiptsReport } from '../types.js';
 import { blockedDraft, draftFor, owedReceipt, pendingReceiptRef, type RecordEvent } from './record-receipts.js';
 

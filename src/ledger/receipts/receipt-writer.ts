@@ -11,9 +11,8 @@
  * Within one process appends are queued, so they never race each other.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GuardError } from '../../errors.js';
+import { GuardError, ReceiptSinkUnavailableError } from '../../errors.js';
 import { objectArgument, optionsOf, readArgument } from '../../invalid-argument.js';
-import { ReceiptSinkUnavailableError } from './errors.js';
 import {
   type ChainHead,
   headOf,
@@ -23,8 +22,8 @@ import {
   receiptShapeProblem,
   signingPayload,
   type UnsignedReceipt,
-} from './receipt.js';
-import type { ReceiptSink } from './receipt-sink.js';
+} from '../../storage/receipt.js';
+import type { ReceiptSink } from '../../storage/receipt-sink.js';
 import type { ReceiptSigner } from './signers.js';
 
 /** What {@link ReceiptWriter.write} did. */

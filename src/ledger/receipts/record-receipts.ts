@@ -12,17 +12,18 @@
  * sink's id check keeps a second copy off the chain.
  */
 import { fingerprint } from '../../core/fingerprint.js';
+import type { JsonValue } from '../../core/json.js';
 import { InvalidArgumentError, recordArgument, unreadableArgument } from '../../invalid-argument.js';
-import { decisionDigest } from '../decision.js';
-import type { Outcome } from '../envelope.js';
-import type { JsonValue, RecordedError, TransitionRecord } from '../transition-record.js';
+import type { Outcome } from '../../storage/envelope.js';
 import {
   type ReceiptDraft,
   type ReceiptError,
   type ReceiptEvent,
   type ReceiptOutcome,
   receiptIdOf,
-} from './receipt.js';
+} from '../../storage/receipt.js';
+import type { RecordedError, TransitionRecord } from '../../storage/transition-record.js';
+import { decisionDigest } from '../decision.js';
 
 /** The events a record write can owe a receipt for (a block writes nothing, so it owes none). */
 export type RecordEvent = Exclude<ReceiptEvent, 'blocked'>;

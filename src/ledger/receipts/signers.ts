@@ -12,8 +12,8 @@ import {
   timingSafeEqual,
   verify,
 } from 'node:crypto';
+import { ReceiptKeyError } from '../../errors.js';
 import { optionsOf } from '../../invalid-argument.js';
-import { ReceiptKeyError } from './errors.js';
 
 /** The signature algorithms a receipt can be signed with. */
 export const ReceiptAlgorithm = { hmac_sha256: 'hmac-sha256', ed25519: 'ed25519' } as const;

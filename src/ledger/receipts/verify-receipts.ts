@@ -7,11 +7,17 @@
  */
 import { stat } from 'node:fs/promises';
 import { codeList } from '../../core/code-list.js';
+import { ReceiptSinkUnavailableError } from '../../errors.js';
 import { InvalidArgumentError, kindOf, readArgument, readOptions } from '../../invalid-argument.js';
-import { ReceiptSinkUnavailableError } from './errors.js';
-import { readJsonlLines } from './jsonl-lines.js';
-import { type ChainHead, type Receipt, receiptHash, receiptShapeProblem, signingPayload } from './receipt.js';
-import type { ReceiptSink } from './receipt-sink.js';
+import { readJsonlLines } from '../../storage/jsonl/jsonl-lines.js';
+import {
+  type ChainHead,
+  type Receipt,
+  receiptHash,
+  receiptShapeProblem,
+  signingPayload,
+} from '../../storage/receipt.js';
+import type { ReceiptSink } from '../../storage/receipt-sink.js';
 import type { ReceiptKey } from './signers.js';
 
 /** Why a link is broken. */

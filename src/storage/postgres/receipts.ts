@@ -14,12 +14,12 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
+import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
-import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
-import type { Receipt } from '../../ledger/receipts/receipt.js';
-import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
-import type { PostgresConnectionOptions, PostgresStorageSettings } from '../postgres.js';
+import type { Receipt } from '../receipt.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
+import type { AppendNextResult, AppendResult, ReceiptSink } from '../receipt-sink.js';
+import type { PostgresConnectionOptions, PostgresStorageSettings } from './options.js';
 import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, type PgQueryResultLike } from './pool.js';
 import { tableNames } from './schema.js';
 

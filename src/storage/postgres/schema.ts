@@ -2,7 +2,7 @@
  * Table names and the idempotent schema migration of the PostgreSQL driver.
  */
 import { createHash } from 'node:crypto';
-import { LedgerMissingError, LedgerStorageCorruptError } from '../../errors.js';
+import { InvalidOptionError, LedgerMissingError, LedgerStorageCorruptError } from '../../errors.js';
 
 /** The schema version this driver reads and writes. */
 export const SCHEMA_VERSION = 1;
@@ -45,10 +45,14 @@ export interface TableNames {
 /** Validate `schema` and `tablePrefix` and derive the table names; anything unsafe is refused. */
 export function tableNames(schema: string, tablePrefix: string): TableNames {
   if (!IDENTIFIER.test(schema) || schema.length > 63) {
-    throw new RangeError(`Schema name \`${schema}\` must match \`[A-Za-z_][A-Za-z0-9_]*\` (at most 63 characters)`);
+    throw new InvalidOptionError(
+      'schema',
+      `Schema name \`${schema}\` must match \`[A-Za-z_][A-Za-z0-9_]*\` (at most 63 characters)`,
+    );
   }
   if (!(IDENTIFIER.test(tablePrefix) && tablePrefix.length <= MAX_PREFIX_LENGTH)) {
-    throw new RangeError(
+    throw new InvalidOptionError(
+      'tablePrefix',
       `Table prefix \`${tablePrefix}\` must match \`[A-Za-z_][A-Za-z0-9_]*\` (at most ${MAX_PREFIX_LENGTH} characters)`,
     );
   }

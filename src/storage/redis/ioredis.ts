@@ -2,7 +2,7 @@
  * ioredis clients behind the driver's structural client: `fromIoredis(client)` sends every command
  * through `client.call(...)` and subscribes for change notices on a `duplicate()` of the client.
  */
-import { GuardError } from '../../errors.js';
+import { InvalidOptionError } from '../../errors.js';
 import { recordArgument } from '../../invalid-argument.js';
 import type { RedisClientLike } from './connection.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
@@ -104,8 +104,8 @@ export function fromIoredis(client: IoredisLike): RedisClientLike {
   if (typeof keyPrefix === 'string' && keyPrefix !== '') {
     // ioredis would prefix the scripts' KEYS but not the key names they build from ARGV, nor the
     // channels notices go out on: the ticket index, list pages and notices would miss their records.
-    throw new GuardError(
-      'invalid_option',
+    throw new InvalidOptionError(
+      'client',
       `The Redis ledger storage cannot use an ioredis client with \`keyPrefix\` (\`${keyPrefix}\`): give the storage \`{ prefix }\` instead`,
     );
   }

@@ -10,12 +10,16 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
-import { LedgerStorageUnavailableError } from '../../errors.js';
+import {
+  InvalidOptionError,
+  LedgerStorageUnavailableError,
+  ReceiptSinkCorruptError,
+  ReceiptSinkUnavailableError,
+} from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
-import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../ledger/receipts/errors.js';
-import { headOf, type Receipt } from '../../ledger/receipts/receipt.js';
-import type { AppendNextResult, AppendResult, ReceiptSink } from '../../ledger/receipts/receipt-sink.js';
+import { headOf, type Receipt } from '../receipt.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
+import type { AppendNextResult, AppendResult, ReceiptSink } from '../receipt-sink.js';
 import { configureSqlite } from './open-connection.js';
 import { metaTableSql, SqliteFileMissingError, SqliteFileRefusedError } from './open-file.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
@@ -126,7 +130,8 @@ export function createSqliteReceiptSink(
   checkOptions('createSqliteReceiptSink', settings, true, 'settings');
   const prefix = settings.tablePrefix ?? 'hyphae_';
   if (!PREFIX.test(prefix)) {
-    throw new RangeError(
+    throw new InvalidOptionError(
+      'tablePrefix',
       `Table prefix \`${prefix}\` must be letters, digits and underscores, not starting with a digit`,
     );
   }

@@ -3,7 +3,7 @@
  * `transitions` table.
  */
 import { randomUUID } from 'node:crypto';
-import { LedgerMissingError, LedgerStorageCorruptError } from '../../errors.js';
+import { InvalidOptionError, LedgerMissingError, LedgerStorageCorruptError } from '../../errors.js';
 import { LEDGER_CREATED_ROW, LEDGER_ID_ROW, metaTableSql } from './open-file.js';
 import type { SqliteHandle } from './sqlite-handle.js';
 
@@ -21,7 +21,8 @@ const PREFIX_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$|^$/;
 /** The table names for `prefix`; a prefix that is not a plain SQL identifier is refused. */
 export function sqliteTables(prefix: string): SqliteTables {
   if (!PREFIX_PATTERN.test(prefix)) {
-    throw new RangeError(
+    throw new InvalidOptionError(
+      'tablePrefix',
       `Table prefix \`${prefix}\` must be letters, digits and underscores, not starting with a digit`,
     );
   }

@@ -2,7 +2,7 @@
  * Choosing the SQLite driver: Node's built-in `node:sqlite` where the runtime has it, else the
  * optional `better-sqlite3` peer, or the one the caller names.
  */
-import { GuardError } from '../../errors.js';
+import { GuardError, InvalidOptionError } from '../../errors.js';
 import { type BetterSqlite3Module, loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { type NodeSqliteModule, nodeSqliteModule } from './load-node-sqlite.js';
 import type { SqliteDriverName } from './sqlite-database.js';
@@ -19,7 +19,10 @@ const DRIVERS: readonly SqliteDriverName[] = ['node:sqlite', 'better-sqlite3'];
 /** Refuse a driver name that is neither of the two (a typo in a config, an untyped caller). */
 export function checkDriverName(driver: unknown): SqliteDriverName | undefined {
   if (driver === undefined || DRIVERS.includes(driver as SqliteDriverName)) return driver as SqliteDriverName;
-  throw new RangeError(`SQLite \`driver\` must be \`node:sqlite\` or \`better-sqlite3\`, got \`${String(driver)}\``);
+  throw new InvalidOptionError(
+    'driver',
+    `SQLite \`driver\` must be \`node:sqlite\` or \`better-sqlite3\`, got \`${String(driver)}\``,
+  );
 }
 
 /** Where the two drivers come from (tests replace them to stand for another runtime). */

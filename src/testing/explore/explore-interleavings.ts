@@ -1,16 +1,6 @@
-/**
- * The interleaving explorer: every schedule of 2–3 workers on one transition, to a bounded depth,
- * with crashes, lease expiries and operator releases inserted at each point; seeded random
- * schedules beyond it. Each schedule's history goes through the history checker.
- *
- * Exploration is stateless (as in CHESS or a systematic concurrency tester): a schedule is the list
- * of indices taken at its branching points; the explorer runs a prefix, extends it with the first
- * choice up to the depth bound (and seeded random choices past it), then backtracks to the deepest
- * branching point with an untried choice. The same options and seed explore the same schedules.
- */
-import { GuardError } from '../../errors.js';
 import { arrayArgument, checkOptions, recordArgument } from '../../invalid-argument.js';
-import type { SideEffectClass } from '../../ledger/envelope.js';
+import { integerOption } from '../../option-checks.js';
+import type { SideEffectClass } from '../../storage/envelope.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { formatAnomalies, type HistoryAnomaly } from '../history/check-history.js';
 import { type ExploreFaults, runSchedule, type ScheduleRun, type ScheduleSetup } from './run-schedule.js';
@@ -64,10 +54,7 @@ export interface ExploreReport {
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min)
-    throw new GuardError('invalid_option', `\`${name}\` must be an integer of at least ${min}, got \`${value}\``);
-  return value;
+  return value === undefined ? fallback : integerOption(name, value, min);
 }
 
 /** A small seeded generator (mulberry32): reproducible across runs and platforms. */

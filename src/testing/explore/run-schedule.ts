@@ -7,11 +7,11 @@
 import { GuardError } from '../../errors.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import { createLedger } from '../../ledger/create-ledger.js';
-import type { SideEffectClass } from '../../ledger/envelope.js';
-import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { Ledger } from '../../ledger/types.js';
+import type { SideEffectClass } from '../../storage/envelope.js';
 import type { LedgerStorage, ListQuery } from '../../storage/ledger-storage.js';
 import { createMemoryStorage } from '../../storage/memory.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import { checkHistory, type HistoryCheck } from '../history/check-history.js';
 import { createHistoryRecorder, type HistoryEvent, type HistoryRecorder } from '../history/history.js';
 import { createSimWorld, type SimWorld } from './sim-world.js';

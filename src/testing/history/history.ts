@@ -6,7 +6,7 @@
  * from any number of processes; the checker needs nothing else.
  */
 import { appendFileSync } from 'node:fs';
-import { GuardError } from '../../errors.js';
+import { GuardError, InvalidOptionError } from '../../errors.js';
 import { arrayArgument, checkOptions, stringArgument, unreadableArgument } from '../../invalid-argument.js';
 
 /** A typed error as the history keeps it: the class name and the stable code, if any. */
@@ -106,7 +106,7 @@ export function createHistoryRecorder(options: HistoryRecorderOptions = {}): His
   checkOptions('createHistoryRecorder', options);
   const process = options.process ?? `pid-${globalThis.process.pid}`;
   if (typeof process !== 'string' || process === '')
-    throw new GuardError('invalid_option', '`process` must be a non-empty string');
+    throw new InvalidOptionError('process', '`process` must be a non-empty string');
   const now = options.now ?? wallClock;
   const events: HistoryEvent[] = [];
   let next = 0;

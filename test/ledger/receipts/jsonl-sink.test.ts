@@ -3,15 +3,11 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { hostname } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../src/core/canonical-json.js';
-import {
-  createJsonlReceiptSink,
-  createReceiptWriter,
-  type Receipt,
-  ReceiptSinkCorruptError,
-  ReceiptSinkUnavailableError,
-  receiptHash,
-  verifyReceipts,
-} from '../../../src/ledger/receipts/index.js';
+import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../../src/errors.js';
+import { createReceiptWriter } from '../../../src/ledger/receipts/receipt-writer.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
+import { createJsonlReceiptSink } from '../../../src/storage/jsonl/jsonl-sink.js';
+import { type Receipt, receiptHash } from '../../../src/storage/receipt.js';
 import { buildChain, draft, hmacPair, scratchDir, toJsonl } from './receipt-helpers.js';
 import { spawnWriters } from './spawn-writers.js';
 

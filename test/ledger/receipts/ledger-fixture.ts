@@ -9,14 +9,11 @@ import {
   type LedgerStorage,
   sideEffect,
 } from '../../../src/index.js';
-import {
-  createMemoryReceiptSink,
-  type MemoryReceiptSink,
-  type Receipt,
-  type ReceiptSink,
-  verifyReceipts,
-} from '../../../src/ledger/receipts/index.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
 import type { LedgerEvent } from '../../../src/ledger/types.js';
+import { createMemoryReceiptSink, type MemoryReceiptSink } from '../../../src/storage/memory-receipt-sink.js';
+import type { Receipt } from '../../../src/storage/receipt.js';
+import type { ReceiptSink } from '../../../src/storage/receipt-sink.js';
 import { collectingLogger } from '../ledger-helpers.js';
 import { hmacPair } from './receipt-helpers.js';
 

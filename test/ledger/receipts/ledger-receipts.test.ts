@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { fingerprint } from '../../../src/core/fingerprint.js';
 import { createManualClock, LedgerHardBlockError, recordExternalOperation, sideEffect } from '../../../src/index.js';
-import { createReceiptWriter, type Receipt, receiptIdOf } from '../../../src/ledger/receipts/index.js';
+import { createReceiptWriter } from '../../../src/ledger/receipts/receipt-writer.js';
+import { type Receipt, receiptIdOf } from '../../../src/storage/receipt.js';
 import { onlyRecord, rejectionOf } from '../ledger-helpers.js';
 import { emailTool, flakySink, receiptLedger } from './ledger-fixture.js';
 

@@ -4,16 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ReceiptSinkCorruptError } from '../../../src/errors.js';
 import { createLedger } from '../../../src/index.js';
-import {
-  createHmacVerifier,
-  createReceiptWriter,
-  type Receipt,
-  ReceiptSinkCorruptError,
-  sealReceipt,
-  verifyReceipts,
-} from '../../../src/ledger/receipts/index.js';
+import { createReceiptWriter, sealReceipt } from '../../../src/ledger/receipts/receipt-writer.js';
+import { createHmacVerifier } from '../../../src/ledger/receipts/signers.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
 import { createPostgresReceiptSink, createPostgresStorage } from '../../../src/storage/postgres.js';
+import type { Receipt } from '../../../src/storage/receipt.js';
 import { integrationSkip, POSTGRES_URL, probePostgres } from '../../helpers/integration.js';
 import { emailTool } from './ledger-fixture.js';
 import { draft, hmacPair } from './receipt-helpers.js';

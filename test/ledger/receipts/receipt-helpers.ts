@@ -6,19 +6,17 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createReceiptWriter } from '../../../src/ledger/receipts/receipt-writer.js';
 import {
   createEd25519Signer,
   createEd25519Verifier,
   createHmacSigner,
   createHmacVerifier,
-  createMemoryReceiptSink,
-  createReceiptWriter,
-  type Receipt,
-  type ReceiptDraft,
   type ReceiptKey,
   type ReceiptSigner,
-  receiptIdOf,
-} from '../../../src/ledger/receipts/index.js';
+} from '../../../src/ledger/receipts/signers.js';
+import { createMemoryReceiptSink } from '../../../src/storage/memory-receipt-sink.js';
+import { type Receipt, type ReceiptDraft, receiptIdOf } from '../../../src/storage/receipt.js';
 
 /** A signer and the verification key a verifier would hold (the public key only, for Ed25519). */
 export interface KeyPair {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { owedReceipt, pendingReceiptRef, receiptIdOf } from '../../../src/ledger/receipts/index.js';
+import { owedReceipt, pendingReceiptRef } from '../../../src/ledger/receipts/record-receipts.js';
+import { receiptIdOf } from '../../../src/storage/receipt.js';
 import { makeTestRecord } from '../../../src/testing/storage-conformance.js';
 
 describe('owedReceipt', () => {

@@ -1,12 +1,12 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ReceiptKeyError } from '../../../src/errors.js';
 import {
   createEd25519Signer,
   createEd25519Verifier,
   createHmacSigner,
-  ReceiptKeyError,
   type ReceiptKeyObject,
-} from '../../../src/ledger/receipts/index.js';
+} from '../../../src/ledger/receipts/signers.js';
 
 describe('key objects in the published types', () => {
   it('a signer’s public key (typed without Node’s types) verifies, and exports as PEM', () => {

@@ -1,13 +1,13 @@
 import { createSecretKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ReceiptKeyError } from '../../../src/errors.js';
 import {
   createEd25519Signer,
   createEd25519Verifier,
   createHmacSigner,
   createHmacVerifier,
   createReceiptSigner,
-  ReceiptKeyError,
-} from '../../../src/ledger/receipts/index.js';
+} from '../../../src/ledger/receipts/signers.js';
 
 const secret = randomBytes(32);
 

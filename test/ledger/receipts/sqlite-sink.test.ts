@@ -1,14 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createHmacVerifier,
-  createReceiptWriter,
-  type Receipt,
-  ReceiptSinkCorruptError,
-  sealReceipt,
-  verifyReceipts,
-} from '../../../src/ledger/receipts/index.js';
+import { ReceiptSinkCorruptError } from '../../../src/errors.js';
+import { createReceiptWriter, sealReceipt } from '../../../src/ledger/receipts/receipt-writer.js';
+import { createHmacVerifier } from '../../../src/ledger/receipts/signers.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
+import type { Receipt } from '../../../src/storage/receipt.js';
 import { createSqliteReceiptSink, createSqliteStorage } from '../../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../../src/testing/storage-conformance.js';
 import { draft, hmacPair, scratchDir } from './receipt-helpers.js';

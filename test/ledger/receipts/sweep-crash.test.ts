@@ -7,14 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLedger } from '../../../src/index.js';
-import {
-  createHmacSigner,
-  createHmacVerifier,
-  createJsonlReceiptSink,
-  type Receipt,
-  type ReceiptSink,
-  verifyReceipts,
-} from '../../../src/ledger/receipts/index.js';
+import { createHmacSigner, createHmacVerifier } from '../../../src/ledger/receipts/signers.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
+import { createJsonlReceiptSink } from '../../../src/storage/jsonl/jsonl-sink.js';
+import type { Receipt } from '../../../src/storage/receipt.js';
+import type { ReceiptSink } from '../../../src/storage/receipt-sink.js';
 import { createSqliteReceiptSink, createSqliteStorage } from '../../../src/storage/sqlite.js';
 import type { CrashWorkerConfig } from './fixtures/crash-worker.js';
 import { scratchDir } from './receipt-helpers.js';

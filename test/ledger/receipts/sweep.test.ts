@@ -3,7 +3,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMemoryStorage, type LedgerStorage } from '../../../src/index.js';
-import { createMemoryReceiptSink, isPendingReceiptRef } from '../../../src/ledger/receipts/index.js';
+import { isPendingReceiptRef } from '../../../src/ledger/receipts/record-receipts.js';
+import { createMemoryReceiptSink } from '../../../src/storage/memory-receipt-sink.js';
 import { instrumentedStorage, newLedger, onlyRecord, rejectionOf } from '../ledger-helpers.js';
 import { emailTool, flakySink, receiptLedger } from './ledger-fixture.js';
 

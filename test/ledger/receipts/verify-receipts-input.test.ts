@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ReceiptSinkUnavailableError, verifyReceipts } from '../../../src/ledger/receipts/index.js';
+import { ReceiptSinkUnavailableError } from '../../../src/errors.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
 import { buildChain, hmacPair, scratchDir, toJsonl } from './receipt-helpers.js';
 
 const scratch = scratchDir();

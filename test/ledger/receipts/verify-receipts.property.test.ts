@@ -3,7 +3,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Receipt, receiptHash, verifyReceipts } from '../../../src/ledger/receipts/index.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
+import { type Receipt, receiptHash } from '../../../src/storage/receipt.js';
 import { buildChain, hmacPair } from './receipt-helpers.js';
 
 const keys = hmacPair('k1');

@@ -1,13 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createMemoryReceiptSink,
-  createReceiptWriter,
-  type Receipt,
-  receiptHash,
-  sealReceipt,
-  verifyReceipts,
-} from '../../../src/ledger/receipts/index.js';
+import { createReceiptWriter, sealReceipt } from '../../../src/ledger/receipts/receipt-writer.js';
+import { verifyReceipts } from '../../../src/ledger/receipts/verify-receipts.js';
+import { createMemoryReceiptSink } from '../../../src/storage/memory-receipt-sink.js';
+import { type Receipt, receiptHash } from '../../../src/storage/receipt.js';
 import { algorithms, buildChain, draft, hmacPair, scratchDir, toJsonl } from './receipt-helpers.js';
 
 const scratch = scratchDir();

@@ -2,9 +2,6 @@
  * The ledger's vocabulary: side-effect classes, their retry and spend defaults, boundaries,
  * outcomes and gates. Status sets are `as const` objects with derived union types.
  */
-import { GuardError } from '../errors.js';
-import { unreadableArgument } from '../invalid-argument.js';
-
 /** How a tool touches the world. */
 export const SideEffectClass = {
   read: 'read',
@@ -103,11 +100,7 @@ const BOUNDARY_RANK: Readonly<Record<Boundary, number>> = { not_crossed: 0, mayb
 
 /** The later of two boundaries: a boundary never moves backwards. */
 export function advanceBoundary(current: Boundary, next: Boundary): Boundary {
-  try {
-    return BOUNDARY_RANK[next] > BOUNDARY_RANK[current] ? next : current;
-  } catch (cause) {
-    return unreadableArgument('advanceBoundary', 'current', cause);
-  }
+  return BOUNDARY_RANK[next] > BOUNDARY_RANK[current] ? next : current;
 }
 
 function isMember<T extends string>(set: Readonly<Record<string, T>>, value: unknown): value is T {
@@ -133,25 +126,4 @@ export function isRetryPermission(value: unknown): value is RetryPermission {
 /** True for a known spendability. */
 export function isSpendability(value: unknown): value is Spendability {
   return isMember(Spendability, value);
-}
-
-/**
- * Resolve a class name or one of its configuration aliases.
- *
- * @example
- * resolveSideEffectClass('payment'); // 'non_idempotent_mutate'
- */
-export function resolveSideEffectClass(name: string): SideEffectClass {
-  try {
-    if (isSideEffectClass(name)) return name;
-    const alias = Object.hasOwn(SIDE_EFFECT_CLASS_ALIASES, name) ? SIDE_EFFECT_CLASS_ALIASES[name] : undefined;
-    if (alias !== undefined) return alias;
-    const known = [...Object.keys(SideEffectClass), ...Object.keys(SIDE_EFFECT_CLASS_ALIASES)];
-    throw new GuardError(
-      'unknown_side_effect_class',
-      `Unknown side-effect class \`${name}\` (known: ${known.map((k) => `\`${k}\``).join(', ')})`,
-    );
-  } catch (cause) {
-    return unreadableArgument('resolveSideEffectClass', 'name', cause);
-  }
 }

@@ -1,11 +1,9 @@
 /**
  * The shape of one transition record as stored by every driver.
  */
+import type { JsonValue } from '../core/json.js';
 import type { TransitionDecision } from './decision.js';
 import type { Boundary, Outcome, RetryPermission, SideEffectClass, Spendability } from './envelope.js';
-
-/** A JSON value. */
-export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 /** Where a call runs: the conversation thread, the run inside it, and the graph node. */
 export interface LedgerScope {

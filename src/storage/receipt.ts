@@ -4,9 +4,9 @@
  * A receipt is signed over the RFC 8785 canonical JSON of every field but `signature`, and chained
  * by `prev`: the SHA-256 hex of the previous receipt's canonical JSON, signature included.
  */
-import { canonicalJson } from '../../core/canonical-json.js';
-import { fingerprint } from '../../core/fingerprint.js';
-import { checkOptions, unreadableArgument } from '../../invalid-argument.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { fingerprint } from '../core/fingerprint.js';
+import { checkOptions, unreadableArgument } from '../invalid-argument.js';
 
 /** The `schema` of every receipt this version writes; part of the signed payload. */
 export const RECEIPT_SCHEMA = 'hyphae.receipt/v1' as const;

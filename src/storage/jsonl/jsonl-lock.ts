@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ReceiptSinkUnavailableError } from './errors.js';
+import { ReceiptSinkUnavailableError } from '../../errors.js';
 
 /** An empty or unreadable lock this old is taken to be left by a process that died creating it. */
 const UNREADABLE_LOCK_STALE_MS = 5_000;

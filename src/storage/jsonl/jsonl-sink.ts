@@ -12,12 +12,12 @@ import type { FileHandle } from 'node:fs/promises';
 import { mkdir, open as openFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { canonicalJson } from '../../core/canonical-json.js';
+import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../errors.js';
 import { InvalidArgumentError, kindOf, optionsOf } from '../../invalid-argument.js';
-import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from './errors.js';
+import { headOf, type Receipt, receiptShapeProblem } from '../receipt.js';
+import type { AppendNextResult, AppendResult, ReceiptSink } from '../receipt-sink.js';
 import { readJsonlLines } from './jsonl-lines.js';
 import { acquireJsonlLock } from './jsonl-lock.js';
-import { headOf, type Receipt, receiptShapeProblem } from './receipt.js';
-import type { AppendNextResult, AppendResult, ReceiptSink } from './receipt-sink.js';
 
 /** Options of {@link createJsonlReceiptSink}. */
 export interface JsonlReceiptSinkOptions {
