@@ -2,6 +2,7 @@
  * A side-effect class from its name or one of the configuration aliases.
  */
 import { GuardError } from '../errors.js';
+import { stringArgument } from '../invalid-argument.js';
 import { isSideEffectClass, SIDE_EFFECT_CLASS_ALIASES, SideEffectClass } from '../storage/envelope.js';
 
 /**
@@ -11,6 +12,7 @@ import { isSideEffectClass, SIDE_EFFECT_CLASS_ALIASES, SideEffectClass } from '.
  * resolveSideEffectClass('payment'); // 'non_idempotent_mutate'
  */
 export function resolveSideEffectClass(name: string): SideEffectClass {
+  stringArgument('resolveSideEffectClass', 'name', name);
   if (isSideEffectClass(name)) return name;
   const alias = Object.hasOwn(SIDE_EFFECT_CLASS_ALIASES, name) ? SIDE_EFFECT_CLASS_ALIASES[name] : undefined;
   if (alias !== undefined) return alias;
