@@ -228,6 +228,8 @@ export {
   LedgerStorageCorruptError,
   LedgerStorageUnavailableError,
   LedgerStorageUnsafeError,
+  LedgerWorkerAliveError,
+  ToolCapabilityDeclarationError,
 } from './errors.js';
 export {
   type BudgetBooking,
@@ -408,6 +410,13 @@ export {
   resolveSideEffectGate,
 } from './ledger/resolve-gate.js';
 export {
+  allowedCapabilities,
+  type CapabilityMechanisms,
+  derivedCapability,
+  isToolCapability,
+  ToolCapability,
+} from './ledger/tool-capability.js';
+export {
   argsFingerprint,
   TRANSITION_KEY_SCHEMA,
   type TransitionKeyInput,
@@ -421,6 +430,7 @@ export type {
   RecordedError,
   RecordKind,
   TransitionRecord,
+  WorkerDeathSignal,
 } from './ledger/transition-record.js';
 export type {
   ArgsDriftPolicy,
@@ -430,6 +440,7 @@ export type {
   LedgeredFunction,
   LedgerLogger,
   LedgerOptions,
+  MarkWorkerDeadInput,
   ReconcileRequest,
   Reconciler,
   ReconcilerObject,
@@ -442,7 +453,16 @@ export type {
   ToolIdentity,
   ToolSpec,
   WaitOptions,
+  WorkerDeathTarget,
 } from './ledger/types.js';
+export {
+  type DeathSignalPolicy,
+  defaultPresumedDeadAfterMs,
+  hasDeathSignal,
+  hasWorkerDeathEvidence,
+  heartbeatAgeMs,
+  requiresDeathSignal,
+} from './ledger/worker-death.js';
 export type {
   CreateResult,
   LedgerIdentity,

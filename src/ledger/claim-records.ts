@@ -11,6 +11,7 @@ import { withoutResult } from './stored-result.js';
 import type { TransitionRecord } from './transition-record.js';
 import { announceChange } from './transition-watch.js';
 import type { CallOptions, LedgerEvent, LedgerLogger, Reconciler } from './types.js';
+import type { DeathSignalPolicy } from './worker-death.js';
 
 /** The ledger settings the executor reads. */
 export interface ExecutorContext {
@@ -30,6 +31,10 @@ export interface ExecutorContext {
   readonly reconcileTimeoutMs: number;
   readonly logger: LedgerLogger | undefined;
   readonly deferReadOnlyUnknown: boolean;
+  /** Which classes need death evidence before an expired claim is taken over or released. */
+  readonly reclaimRequiresDeathSignal: DeathSignalPolicy;
+  /** Undefined: twice the lease of the call (or of the record). */
+  readonly presumedDeadAfterMs: number | undefined;
   readonly markerWarned: Set<string>;
   /** Signs and appends receipts; undefined when receipts are off. */
   readonly receipts: ReceiptWriter | undefined;

@@ -137,6 +137,8 @@ function frozenRecord(r: TransitionRecord): TransitionRecord {
     completedAt: r.completedAt,
   };
   if (r.result !== undefined) out.result = frozenJsonCopy(r.result) as NonNullable<TransitionRecord['result']>;
+  if (r.workerDeath !== undefined)
+    out.workerDeath = frozenJsonCopy(r.workerDeath) as NonNullable<TransitionRecord['workerDeath']> | null;
   return Object.freeze(out);
 }
 
