@@ -46,10 +46,13 @@ export function heartbeatAgeMs(record: TransitionRecord, now: number): number {
   return Math.max(0, now - last);
 }
 
-/** True when a death signal was recorded for the owner that holds the claim now. */
+/**
+ * True when a death signal was recorded for the owner that holds the claim now. Owner ids are
+ * unique per claim, so a signal left on a record that was taken over since never counts.
+ */
 export function hasDeathSignal(record: TransitionRecord): boolean {
   const signal = record.workerDeath;
-  return signal !== undefined && signal !== null && signal.owner === record.owner && signal.fence === record.fence;
+  return signal !== undefined && signal !== null && signal.owner === record.owner;
 }
 
 /** True when there is evidence the claim's owner is gone: a death signal, or a stale heartbeat. */
