@@ -145,7 +145,7 @@ function untilPresumedDead(
 ): { readonly ageMs: number; readonly afterMs: number } | null {
   if (!isExpired(existing, now) || !requiresDeathSignal(ctx.reclaimRequiresDeathSignal, existing.sideEffectClass))
     return null;
-  const afterMs = presumedDeadAfterOf(ctx, existing, leaseTtlOf(ctx, call));
+  const afterMs = presumedDeadAfterOf(ctx, leaseTtlOf(ctx, call));
   return hasWorkerDeathEvidence(existing, now, afterMs) ? null : { ageMs: heartbeatAgeMs(existing, now), afterMs };
 }
 

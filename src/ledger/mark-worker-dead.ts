@@ -21,15 +21,11 @@ import { defaultPresumedDeadAfterMs, hasWorkerDeathEvidence, heartbeatAgeMs } fr
 const MAX_ATTEMPTS = 5;
 
 /**
- * The heartbeat age after which the owner of `record` is presumed dead: the ledger's option, else
- * twice the call's lease (`leaseTtlMs` when known, else the lease the record's last renewal took).
+ * The heartbeat age after which the owner of a claim is presumed dead: the ledger's option, else
+ * twice the lease (the call's own when a call asks, the ledger's for an operator action).
  */
-export function presumedDeadAfterOf(ctx: ExecutorContext, record: TransitionRecord, leaseTtlMs?: number): number {
-  if (ctx.presumedDeadAfterMs !== undefined) return ctx.presumedDeadAfterMs;
-  if (leaseTtlMs !== undefined) return defaultPresumedDeadAfterMs(leaseTtlMs);
-  const renewed =
-    record.leaseUntil !== null && record.lastHeartbeatAt !== null ? record.leaseUntil - record.lastHeartbeatAt : 0;
-  return defaultPresumedDeadAfterMs(renewed > 0 ? renewed : ctx.leaseTtlMs);
+export function presumedDeadAfterOf(ctx: ExecutorContext, leaseTtlMs: number = ctx.leaseTtlMs): number {
+  return ctx.presumedDeadAfterMs ?? defaultPresumedDeadAfterMs(leaseTtlMs);
 }
 
 /** Throw `LedgerWorkerAliveError` unless there is evidence the owner of `record` is gone. */
@@ -40,7 +36,7 @@ export function requireDeathEvidence(
   now: number,
   leaseTtlMs?: number,
 ): void {
-  const after = presumedDeadAfterOf(ctx, record, leaseTtlMs);
+  const after = presumedDeadAfterOf(ctx, leaseTtlMs);
   if (!hasWorkerDeathEvidence(record, now, after)) {
     throw new LedgerWorkerAliveError(record, action, heartbeatAgeMs(record, now), after);
   }

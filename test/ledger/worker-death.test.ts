@@ -47,7 +47,7 @@ async function advanceUntilSettled(clock: ManualClock, promise: Promise<unknown>
 
 describe('reclaim of an expired claim', () => {
   it('with `reclaimRequiresDeathSignal: true`, waits while the heartbeat is fresh and raises LedgerWorkerAliveError', async () => {
-    const { clock, ledger, hold, state, sync } = stalledTool('idempotent_mutate', {
+    const { clock, hold, state, sync } = stalledTool('idempotent_mutate', {
       reclaimRequiresDeathSignal: true,
       presumedDeadAfterMs: 60_000,
       pollTimeoutMs: LEASE_MS,
