@@ -3,6 +3,7 @@
  * about, so it gets a line and column like any schema issue.
  */
 import type { SideEffectClass } from '../ledger/envelope.js';
+import { allowedCapabilities } from '../ledger/tool-capability.js';
 import { checkBoundedTools } from './bounded-rules.js';
 import { ledgeredTools } from './coverage.js';
 import type { NodeIssue } from './schema/nodes.js';
@@ -24,6 +25,7 @@ const LEDGER_ONLY: readonly [keyof ToolSettings, string][] = [
   ['providerIdempotencyKeyParam', 'provider_idempotency_key_param'],
   ['providerIdempotencyKeyTtlMs', 'provider_idempotency_key_ttl'],
   ['bookkeepingParams', 'bookkeeping_params'],
+  ['capability', 'capability'],
   ['leaseTtlMs', 'lease_ttl'],
   ['onArgsDrift', 'on_args_drift'],
 ];
@@ -125,6 +127,19 @@ const toolEnvelopes: Rule = (settings, issues) => {
         target: 'key',
         message: '`provider_idempotency_key_ttl` needs `provider_idempotency_key_param`',
       });
+    }
+    const capability = tool.capability;
+    if (capability !== undefined && tool.sideEffectClass !== undefined) {
+      // A reconciler is given in code, so only what no reconciler can make allowed is refused here.
+      const mechanisms = { reconciler: true, providerKey: tool.providerIdempotencyKeyParam !== undefined };
+      const allowed = allowedCapabilities(tool.sideEffectClass, mechanisms);
+      if (!allowed.includes(capability)) {
+        issues.push({
+          path: [...at, 'capability'],
+          target: 'value',
+          message: `Tool \`${name}\` (\`${tool.sideEffectClass}\`) cannot declare capability \`${capability}\`: it is looser than the class allows (allowed: ${allowed.map((c) => `\`${c}\``).join(', ')})`,
+        });
+      }
     }
     if (tool.protect !== undefined && tool.sideEffectClass !== 'read') {
       const is = tool.sideEffectClass === undefined ? 'declares no class' : `is \`${tool.sideEffectClass}\``;
