@@ -214,8 +214,21 @@ const runnerNeedsRegistry: Rule = (settings, issues) => {
   }
 };
 
+/** Production never takes an expired claim of a consequential class over on its lease expiry alone. */
+const deathEvidenceInProduction: Rule = (settings, issues) => {
+  if (settings.profile === 'production' && settings.transition?.reclaimRequiresDeathSignal === false) {
+    issues.push({
+      path: ['transition', 'reclaim_requires_death_signal'],
+      target: 'value',
+      message:
+        'The production profile needs worker-death evidence for consequential classes: use `consequential` (the default) or `true`, not `false`',
+    });
+  }
+};
+
 const RULES: readonly Rule[] = [
   runnerNeedsRegistry,
+  deathEvidenceInProduction,
   needsTransition,
   sharedStoreExists,
   coverageNamesExist,

@@ -11,6 +11,20 @@ import { onlyIssue, yaml } from './helpers.js';
 const HEADER = ['transition: { agent_id: agent, policy_version: 1 }', 'action_ledger: { storage: memory }', 'tools:'];
 const scope = { threadId: 't', runId: 'r' };
 
+describe('transition.reclaim_requires_death_signal', () => {
+  it('may not be turned off in the production profile', () => {
+    const issue = onlyIssue(
+      yaml(
+        'profile: production',
+        'transition: { agent_id: agent, policy_version: 1, reclaim_requires_death_signal: false }',
+      ),
+    );
+
+    expect(issue).toMatchObject({ path: 'transition.reclaim_requires_death_signal', line: 2 });
+    expect(issue.message).toContain('needs worker-death evidence for consequential classes');
+  });
+});
+
 describe('tools.<name>.capability', () => {
   it('looser than any mechanism allows is refused at load, at its line', () => {
     const issue = onlyIssue(yaml(...HEADER, '  burn: { side_effect_class: onchain_action, capability: idempotent }'));
