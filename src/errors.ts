@@ -239,3 +239,53 @@ export class ReceiptSinkUnavailableError extends GuardError {
     this.location = location;
   }
 }
+
+/**
+ * The ledger found no evidence that the owner of an expired claim is dead: its heartbeat (the
+ * lease renewals) is fresher than `presumedDeadAfterMs` and no death signal was recorded. Raised
+ * by `markWorkerDead` without `overrideHeartbeat`, by `release` of an expired claim, and by a call
+ * whose wait for such a claim ran out; nothing was run or changed.
+ */
+export class LedgerWorkerAliveError extends LedgerError {
+  /** The record whose owner may still be alive. */
+  readonly record: TransitionRecord;
+  /** Time since the owner's last heartbeat. */
+  readonly heartbeatAgeMs: number;
+  /** The heartbeat age after which the owner is presumed dead. */
+  readonly presumedDeadAfterMs: number;
+
+  constructor(record: TransitionRecord, action: string, heartbeatAgeMs: number, presumedDeadAfterMs: number) {
+    super(
+      `${action} refused: the owner \`${record.owner ?? 'unknown'}\` of \`${record.key}\` (tool \`${record.tool}\`) may be alive, its last heartbeat was ${heartbeatAgeMs} ms ago (presumed dead after ${presumedDeadAfterMs} ms); mark the worker dead with \`overrideHeartbeat\` when it is known to be gone, or wait ${Math.max(0, presumedDeadAfterMs - heartbeatAgeMs)} ms`,
+      { code: 'ledger_worker_alive' },
+    );
+    this.record = record;
+    this.heartbeatAgeMs = heartbeatAgeMs;
+    this.presumedDeadAfterMs = presumedDeadAfterMs;
+  }
+}
+
+/**
+ * A ledgered tool declared a recovery `capability` its side-effect class and mechanisms do not
+ * support (a looser one than the class allows, or `queryable` with neither reconciler nor provider
+ * idempotency key).
+ */
+export class ToolCapabilityDeclarationError extends GuardError {
+  readonly tool: string;
+  readonly sideEffectClass: string;
+  readonly capability: string;
+  /** The capabilities this tool may declare. */
+  readonly allowed: readonly string[];
+
+  constructor(tool: string, sideEffectClass: string, capability: string, allowed: readonly string[], why: string) {
+    const list = allowed.map((name) => `\`${name}\``).join(', ');
+    super(
+      'invalid_capability',
+      `Tool \`${tool}\` (\`${sideEffectClass}\`) cannot declare capability \`${capability}\`: ${why} (allowed: ${list})`,
+    );
+    this.tool = tool;
+    this.sideEffectClass = sideEffectClass;
+    this.capability = capability;
+    this.allowed = Object.freeze([...allowed]);
+  }
+}

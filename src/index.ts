@@ -225,9 +225,11 @@ export {
   LedgerStorageCorruptError,
   LedgerStorageUnavailableError,
   LedgerStorageUnsafeError,
+  LedgerWorkerAliveError,
   ReceiptKeyError,
   ReceiptSinkCorruptError,
   ReceiptSinkUnavailableError,
+  ToolCapabilityDeclarationError,
 } from './errors.js';
 export {
   type BudgetBooking,
@@ -363,6 +365,13 @@ export {
 } from './ledger/resolve-gate.js';
 export { resolveSideEffectClass } from './ledger/resolve-side-effect-class.js';
 export {
+  allowedCapabilities,
+  type CapabilityMechanisms,
+  derivedCapability,
+  isToolCapability,
+  ToolCapability,
+} from './ledger/tool-capability.js';
+export {
   argsFingerprint,
   TRANSITION_KEY_SCHEMA,
   type TransitionKeyInput,
@@ -377,6 +386,7 @@ export type {
   LedgeredFunction,
   LedgerLogger,
   LedgerOptions,
+  MarkWorkerDeadInput,
   ReconcileRequest,
   Reconciler,
   ReconcilerObject,
@@ -389,7 +399,16 @@ export type {
   ToolIdentity,
   ToolSpec,
   WaitOptions,
+  WorkerDeathTarget,
 } from './ledger/types.js';
+export {
+  type DeathSignalPolicy,
+  defaultPresumedDeadAfterMs,
+  hasDeathSignal,
+  hasWorkerDeathEvidence,
+  heartbeatAgeMs,
+  requiresDeathSignal,
+} from './ledger/worker-death.js';
 export { MAX_DURATION_MS } from './option-checks.js';
 export {
   CheckVerdict,
@@ -452,4 +471,5 @@ export type {
   RecordedError,
   RecordKind,
   TransitionRecord,
+  WorkerDeathSignal,
 } from './storage/transition-record.js';

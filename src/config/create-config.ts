@@ -138,6 +138,7 @@ function taskSpec(
     ...(task.retryPermission === undefined ? {} : { retryPermission: task.retryPermission }),
     ...(task.spendability === undefined ? {} : { spendability: task.spendability }),
     ...(task.idFrom === undefined ? {} : { idFrom: task.idFrom }),
+    ...(task.capability === undefined ? {} : { capability: task.capability }),
     ...(task.providerIdempotencyKeyParam === undefined
       ? {}
       : { providerIdempotencyKeyParam: task.providerIdempotencyKeyParam }),

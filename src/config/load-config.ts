@@ -123,6 +123,8 @@ function ledgerOptions(transition: TransitionSettings, options: LoadConfigOption
     policyVersion: transition.policyVersion,
     leaseTtlMs: transition.leaseTtlMs,
     deferReadOnlyUnknown: transition.deferReadOnlyUnknown,
+    reclaimRequiresDeathSignal: transition.reclaimRequiresDeathSignal,
+    ...(transition.presumedDeadAfterMs === undefined ? {} : { presumedDeadAfterMs: transition.presumedDeadAfterMs }),
     ...(transition.leaseRenewIntervalMs === undefined ? {} : { leaseRenewIntervalMs: transition.leaseRenewIntervalMs }),
     ...(transition.pollTimeoutMs === undefined ? {} : { pollTimeoutMs: transition.pollTimeoutMs }),
     ...(transition.reconcileTimeoutMs === undefined ? {} : { reconcileTimeoutMs: transition.reconcileTimeoutMs }),

@@ -2,6 +2,8 @@
  * The rules that span sections, checked on parsed settings. Each finding names the key path it is
  * about, so it gets a line and column like any schema issue.
  */
+
+import { allowedCapabilities } from '../ledger/tool-capability.js';
 import type { SideEffectClass } from '../storage/envelope.js';
 import { checkBoundedTools } from './bounded-rules.js';
 import { ledgeredTools } from './coverage.js';
@@ -24,6 +26,7 @@ const LEDGER_ONLY: readonly [keyof ToolSettings, string][] = [
   ['providerIdempotencyKeyParam', 'provider_idempotency_key_param'],
   ['providerIdempotencyKeyTtlMs', 'provider_idempotency_key_ttl'],
   ['bookkeepingParams', 'bookkeeping_params'],
+  ['capability', 'capability'],
   ['leaseTtlMs', 'lease_ttl'],
   ['onArgsDrift', 'on_args_drift'],
 ];
@@ -126,6 +129,19 @@ const toolEnvelopes: Rule = (settings, issues) => {
         message: '`provider_idempotency_key_ttl` needs `provider_idempotency_key_param`',
       });
     }
+    const capability = tool.capability;
+    if (capability !== undefined && tool.sideEffectClass !== undefined) {
+      // A reconciler is given in code, so only what no reconciler can make allowed is refused here.
+      const mechanisms = { reconciler: true, providerKey: tool.providerIdempotencyKeyParam !== undefined };
+      const allowed = allowedCapabilities(tool.sideEffectClass, mechanisms);
+      if (!allowed.includes(capability)) {
+        issues.push({
+          path: [...at, 'capability'],
+          target: 'value',
+          message: `Tool \`${name}\` (\`${tool.sideEffectClass}\`) cannot declare capability \`${capability}\`: it is looser than the class allows (allowed: ${allowed.map((c) => `\`${c}\``).join(', ')})`,
+        });
+      }
+    }
     if (tool.protect !== undefined && tool.sideEffectClass !== 'read') {
       const is = tool.sideEffectClass === undefined ? 'declares no class' : `is \`${tool.sideEffectClass}\``;
       issues.push({
@@ -199,8 +215,21 @@ const runnerNeedsRegistry: Rule = (settings, issues) => {
   }
 };
 
+/** Production never takes an expired claim of a consequential class over on its lease expiry alone. */
+const deathEvidenceInProduction: Rule = (settings, issues) => {
+  if (settings.profile === 'production' && settings.transition?.reclaimRequiresDeathSignal === false) {
+    issues.push({
+      path: ['transition', 'reclaim_requires_death_signal'],
+      target: 'value',
+      message:
+        'The production profile needs worker-death evidence for consequential classes: use `consequential` (the default) or `true`, not `false`',
+    });
+  }
+};
+
 const RULES: readonly Rule[] = [
   runnerNeedsRegistry,
+  deathEvidenceInProduction,
   needsTransition,
   sharedStoreExists,
   coverageNamesExist,

@@ -4,7 +4,9 @@
  * here; `loadConfig` reads them.
  */
 import type { TranscriptFormat } from '../context/transcript/types.js';
+import type { ToolCapability } from '../ledger/tool-capability.js';
 import type { ArgsDriftPolicy, ToolIdentity } from '../ledger/types.js';
+import type { DeathSignalPolicy } from '../ledger/worker-death.js';
 import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
 
 /** `production` turns on the rules that refuse unsafe stores and implicit identities. */
@@ -58,6 +60,10 @@ export interface TransitionSettings {
   readonly pollTimeoutMs?: number;
   readonly reconcileTimeoutMs?: number;
   readonly deferReadOnlyUnknown: boolean;
+  /** Which classes need worker-death evidence before an expired claim is taken over (default `'consequential'`). */
+  readonly reclaimRequiresDeathSignal: DeathSignalPolicy;
+  /** Heartbeat age after which an owner is presumed dead (default twice the lease). */
+  readonly presumedDeadAfterMs?: number;
   /** A consequential call without a call id; unset: `require_explicit` in production, else `allow_derived`. */
   readonly requestIdentity?: 'allow_derived' | 'require_explicit';
 }
@@ -117,6 +123,7 @@ export interface ToolSettings {
   readonly spendability?: Spendability;
   readonly providerIdempotencyKeyParam?: string;
   readonly providerIdempotencyKeyTtlMs?: number;
+  readonly capability?: ToolCapability;
   readonly identity?: ToolIdentity;
   /** The argument whose value identifies the request; it replaces the model's tool call id. */
   readonly requestIdParam?: string;
@@ -135,6 +142,7 @@ export interface TaskSettings {
   readonly retryPermission?: RetryPermission;
   readonly spendability?: Spendability;
   readonly idFrom?: readonly string[];
+  readonly capability?: ToolCapability;
   readonly providerIdempotencyKeyParam?: string;
   readonly providerIdempotencyKeyTtlMs?: number;
   readonly bookkeepingParams?: readonly string[];

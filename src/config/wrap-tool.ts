@@ -58,6 +58,7 @@ function toolSpec(name: string, tool: ToolSettings, reconciler: Reconciler | Rec
       ? {}
       : { providerIdempotencyKeyTtlMs: tool.providerIdempotencyKeyTtlMs }),
     ...(tool.identity === undefined ? {} : { identity: tool.identity }),
+    ...(tool.capability === undefined ? {} : { capability: tool.capability }),
     ...(tool.bookkeepingParams === undefined ? {} : { bookkeepingParams: tool.bookkeepingParams }),
     ...(tool.leaseTtlMs === undefined ? {} : { leaseTtlMs: tool.leaseTtlMs }),
     ...(tool.onArgsDrift === undefined ? {} : { onArgsDrift: tool.onArgsDrift }),

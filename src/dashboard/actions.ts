@@ -26,6 +26,8 @@ export interface ActionRequest {
   readonly reason: string;
   /** The result text of a completed release (JSON), when given. */
   readonly resultText?: string;
+  /** Mark the worker dead although its heartbeat is fresh (the operator knows it is gone). */
+  readonly overrideHeartbeat?: boolean;
 }
 
 /** What a form sent, before it is checked. */
@@ -52,9 +54,19 @@ export function parseAction(form: ActionForm): { ok: true; value: ActionRequest 
       return { ok: false, message: `The result must be JSON, got \`${resultText}\`` };
     }
   }
+  const overrideHeartbeat = form.override_heartbeat === 'yes';
+  if (overrideHeartbeat && kind !== ActionKind.mark_dead) {
+    return { ok: false, message: 'A heartbeat override goes only with marking a worker dead' };
+  }
   return {
     ok: true,
-    value: { kind: kind as ActionKind, by, reason, ...(resultText === '' ? {} : { resultText }) },
+    value: {
+      kind: kind as ActionKind,
+      by,
+      reason,
+      ...(resultText === '' ? {} : { resultText }),
+      ...(overrideHeartbeat ? { overrideHeartbeat } : {}),
+    },
   };
 }
 
@@ -67,7 +79,7 @@ export function describeAction(request: ActionRequest, record: TransitionRecord)
     case ActionKind.release_not_executed:
       return `The tool will run once more: the next call of ${tool} with these arguments runs it exactly once. Only do this when you verified with the provider that the effect did not happen.`;
     case ActionKind.mark_dead:
-      return `The lease of \`${record.owner ?? 'unknown'}\` ends now: the next call of ${tool} finds the transition EXPIRED and runs it again only if nothing may have been spent (a safe-retry class whose boundary was not crossed); otherwise it hard-blocks until released.`;
+      return `The lease of \`${record.owner ?? 'unknown'}\` ends now and it is fenced${request.overrideHeartbeat === true ? ' (its heartbeat is overridden: if it is alive after all, its next write fails)' : ' (refused while its heartbeat is fresh)'}: the next call of ${tool} finds the transition EXPIRED and runs it again only if nothing may have been spent (a safe-retry class whose boundary was not crossed); otherwise it hard-blocks until released.`;
   }
 }
 
@@ -82,7 +94,10 @@ export async function runAction(named: NamedLedger, key: string, request: Action
   try {
     let record: TransitionRecord;
     if (request.kind === ActionKind.mark_dead) {
-      record = await named.ledger.markWorkerDead(key, audit);
+      record = await named.ledger.markWorkerDead(key, {
+        ...audit,
+        ...(request.overrideHeartbeat === true ? { overrideHeartbeat: true } : {}),
+      });
     } else if (request.kind === ActionKind.release_not_executed) {
       record = await named.ledger.release(key, { verified: 'not_executed', ...audit });
     } else {

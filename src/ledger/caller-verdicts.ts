@@ -2,7 +2,7 @@
  * The verdicts a caller hands the ledger with a call (`CallOptions.verdicts`), read before
  * anything is claimed, and the ledger's own verdict that closes every decision.
  */
-import { GuardError, LedgerError } from '../errors.js';
+import { InvalidOptionError, LedgerError } from '../errors.js';
 import { CheckVerdict, type DecisionVerdict, type TransitionDecision } from '../storage/decision.js';
 import { composeDecision } from './decision.js';
 
@@ -28,13 +28,13 @@ export class LedgerDecisionDeniedError extends LedgerError {
 export function readCallerVerdicts(tool: string, value: unknown): readonly DecisionVerdict[] {
   if (value === undefined) return [];
   if (!Array.isArray(value))
-    throw new GuardError('invalid_option', `Tool \`${tool}\`: \`verdicts\` must be an array of check verdicts`);
+    throw new InvalidOptionError('verdicts', `Tool \`${tool}\`: \`verdicts\` must be an array of check verdicts`);
   const verdicts = value.map((item: unknown, index): DecisionVerdict => {
     const v = item as Partial<DecisionVerdict> | null;
     const known = v?.verdict === CheckVerdict.allow || v?.verdict === CheckVerdict.deny;
     if (v === null || typeof v !== 'object' || typeof v.check !== 'string' || v.check === '' || !known)
-      throw new GuardError(
-        'invalid_option',
+      throw new InvalidOptionError(
+        `verdicts[${index}]`,
         `Tool \`${tool}\`: \`verdicts[${index}]\` must be \`{ check, verdict: 'allow' | 'deny', reason? }\``,
       );
     return typeof v.reason === 'string'

@@ -12,7 +12,8 @@ import { createCallIdentityCheck } from './call-identity.js';
 import { type Body, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import type { ExecutorContext } from './executor-context.js';
-import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
+import { markWorkerDead } from './mark-worker-dead.js';
+import { releaseTransition, waitForTransition } from './operator-actions.js';
 import { newOwnerPrefix } from './owner-id.js';
 import { prepareCall, type ResolvedSpec, type RunContext, resolveSpec } from './prepare-call.js';
 import { receiptBlocked, sweepReceipts } from './receipts/ledger-receipts.js';
@@ -84,6 +85,21 @@ export function createLedger(given: LedgerOptions): Ledger {
     throw new InvalidOptionError('onEvent', '`onEvent` must be a function');
   }
 
+  const deathPolicy = options.reclaimRequiresDeathSignal ?? 'consequential';
+  if (deathPolicy !== true && deathPolicy !== false && deathPolicy !== 'consequential') {
+    throw new InvalidOptionError(
+      'reclaimRequiresDeathSignal',
+      `\`reclaimRequiresDeathSignal\` must be \`true\`, \`false\` or \`'consequential'\`, got \`${String(deathPolicy)}\``,
+    );
+  }
+  const presumedDeadAfterMs = options.presumedDeadAfterMs;
+  if (presumedDeadAfterMs !== undefined && (!Number.isFinite(presumedDeadAfterMs) || presumedDeadAfterMs < 0)) {
+    throw new InvalidOptionError(
+      'presumedDeadAfterMs',
+      `\`presumedDeadAfterMs\` must be a non-negative number, got \`${presumedDeadAfterMs}\``,
+    );
+  }
+
   const ctx: ExecutorContext = Object.freeze({
     storage: options.storage,
     clock: options.clock ?? systemClock,
@@ -106,6 +122,8 @@ export function createLedger(given: LedgerOptions): Ledger {
     reconcileTimeoutMs: positive('reconcileTimeoutMs', options.reconcileTimeoutMs, 10_000),
     logger: options.logger,
     deferReadOnlyUnknown: options.deferReadOnlyUnknown === true,
+    reclaimRequiresDeathSignal: deathPolicy,
+    presumedDeadAfterMs,
     markerWarned: new Set<string>(),
     receipts,
     onEvent: options.onEvent,
@@ -142,7 +160,7 @@ export function createLedger(given: LedgerOptions): Ledger {
     policyVersion,
     storage: options.storage,
     tool<A, R>(spec: ToolSpec, fn: (args: A, options: CallOptions) => R | Promise<R>): LedgeredFunction<A, Awaited<R>> {
-      const resolved = resolveSpec('tool', spec);
+      const resolved = resolveSpec('tool', spec, ctx.reconciler !== undefined);
       const withDrift = Object.freeze({ ...resolved, onArgsDrift: resolved.onArgsDrift ?? defaultDrift });
       return wrap(withDrift, fn as Body) as LedgeredFunction<A, Awaited<R>>;
     },
@@ -150,7 +168,11 @@ export function createLedger(given: LedgerOptions): Ledger {
       spec: TaskSpec,
       fn: (args: A, options: TaskCallOptions) => R | Promise<R>,
     ): LedgeredFunction<A, Awaited<R>, TaskCallOptions> {
-      return wrap(resolveSpec('task', spec), fn as Body) as LedgeredFunction<A, Awaited<R>, TaskCallOptions>;
+      return wrap(resolveSpec('task', spec, ctx.reconciler !== undefined), fn as Body) as LedgeredFunction<
+        A,
+        Awaited<R>,
+        TaskCallOptions
+      >;
     },
     run(scope, fn) {
       const outer = runScope.get();
@@ -163,7 +185,8 @@ export function createLedger(given: LedgerOptions): Ledger {
       );
     },
     release: (key, input) => releaseTransition(ctx, key, input),
-    markWorkerDead: (key, input) => markWorkerDead(ctx, key, input),
+    markWorkerDead: ((target: Parameters<typeof markWorkerDead>[1], input: Parameters<typeof markWorkerDead>[2]) =>
+      markWorkerDead(ctx, target, input)) as Ledger['markWorkerDead'],
     waitFor: (key, waitOptions) => waitForTransition(ctx, key, waitOptions),
     get: (key) => ctx.storage.get(key),
     list: (query) => ctx.storage.list(query),

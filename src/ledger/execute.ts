@@ -7,6 +7,7 @@ import {
   LedgerPollTimeoutError,
   LedgerSoftBlockError,
   LedgerStorageCorruptError,
+  LedgerWorkerAliveError,
 } from '../errors.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
@@ -14,13 +15,15 @@ import { asStorageError } from './active-claim.js';
 import { type Body, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';
 import { resolveHardBlock } from './hard-block.js';
+import { presumedDeadAfterOf } from './mark-worker-dead.js';
 import type { PreparedCall } from './prepare-call.js';
-import { resolveGate } from './resolve-gate.js';
+import { isExpired, resolveGate } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
 import { checkStorageHazards } from './storage-hazards.js';
 import { readStoredResult } from './stored-result.js';
 import { type TransitionWatch, watchTransition } from './transition-watch.js';
 import type { CallOptions } from './types.js';
+import { hasWorkerDeathEvidence, heartbeatAgeMs, requiresDeathSignal } from './worker-death.js';
 
 async function reread(ctx: ExecutorContext, key: string): Promise<TransitionRecord> {
   let record: TransitionRecord | null;
@@ -82,8 +85,24 @@ export async function execute(
           if (ctx.deferReadOnlyUnknown) throw new LedgerSoftBlockError(existing);
           break;
         case 'ALLOW':
-        case 'RECLAIM':
-          break;
+        case 'RECLAIM': {
+          const alive = untilPresumedDead(ctx, call, existing, now);
+          if (alive === null) break;
+          // An expired claim whose owner may be alive: wait as for a held lease, never take it over.
+          const deadline = pollDeadline(ctx, call, start);
+          if (now >= deadline) {
+            throw new LedgerWorkerAliveError(existing, 'Taking over the expired claim', alive.ageMs, alive.afterMs);
+          }
+          watch ??= watchTransition(ctx.storage, existing.key);
+          await watch.pause(
+            ctx.clock,
+            Math.min(interval, Math.max(1, alive.afterMs - alive.ageMs), deadline - now),
+            options.abortSignal,
+          );
+          interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
+          existing = await reread(ctx, existing.key);
+          continue;
+        }
         case 'HARD_BLOCK':
         case 'REPAIR': {
           const resolution = await resolveHardBlock(ctx, call, existing, decision);
@@ -106,6 +125,22 @@ export async function execute(
   } finally {
     watch?.close();
   }
+}
+
+/**
+ * For an expired claim that needs death evidence and has none: its heartbeat age and the age at
+ * which its owner is presumed dead. Null when the claim may be taken over.
+ */
+function untilPresumedDead(
+  ctx: ExecutorContext,
+  call: PreparedCall,
+  existing: TransitionRecord,
+  now: number,
+): { readonly ageMs: number; readonly afterMs: number } | null {
+  if (!isExpired(existing, now) || !requiresDeathSignal(ctx.reclaimRequiresDeathSignal, existing.sideEffectClass))
+    return null;
+  const afterMs = presumedDeadAfterOf(ctx, leaseTtlOf(ctx, call));
+  return hasWorkerDeathEvidence(existing, now, afterMs) ? null : { ageMs: heartbeatAgeMs(existing, now), afterMs };
 }
 
 /** True when `stored` is the record `claim` inserted, unwritten since: owner ids are never reused. */

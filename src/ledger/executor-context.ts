@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import type { LedgerEvent, LedgerLogger, Reconciler } from './types.js';
+import type { DeathSignalPolicy } from './worker-death.js';
 
 /** The ledger settings the executor reads. */
 export interface ExecutorContext {
@@ -26,6 +27,10 @@ export interface ExecutorContext {
   readonly reconcileTimeoutMs: number;
   readonly logger: LedgerLogger | undefined;
   readonly deferReadOnlyUnknown: boolean;
+  /** Which classes need death evidence before an expired claim is taken over or released. */
+  readonly reclaimRequiresDeathSignal: DeathSignalPolicy;
+  /** Undefined: twice the lease of the call (or of the record). */
+  readonly presumedDeadAfterMs: number | undefined;
   readonly markerWarned: Set<string>;
   /** Signs and appends receipts; undefined when receipts are off. */
   readonly receipts: ReceiptWriter | undefined;

@@ -1,5 +1,6 @@
 /**
- * Operator actions: release a blocked transition, declare a worker dead, wait for an outcome.
+ * Operator actions: release a blocked transition, wait for an outcome (`markWorkerDead` is in
+ * mark-worker-dead.ts).
  *
  * None of them deletes anything; each is a compare-and-set so it cannot race a running owner.
  */
@@ -14,11 +15,13 @@ import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
 import { replaceRecord } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';
+import { requireDeathEvidence } from './mark-worker-dead.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { isExpired } from './resolve-gate.js';
 import { toStoredResult, withoutResult } from './stored-result.js';
 import { watchTransition } from './transition-watch.js';
 import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
+import { requiresDeathSignal } from './worker-death.js';
 
 function requireAudit(input: AuditInput): void {
   for (const field of ['by', 'reason'] as const) {
@@ -62,6 +65,10 @@ export async function releaseTransition(
   if (current.outcome === 'IN_FLIGHT' && !isExpired(current, now)) {
     throw new LedgerReleaseRefusedError(key, `a lease is held by \`${current.owner ?? 'unknown'}\``, current);
   }
+  // An expired claim whose owner may be alive (paused, partitioned) is not released on the lease alone.
+  if (current.outcome === 'IN_FLIGHT' && requiresDeathSignal(ctx.reclaimRequiresDeathSignal, current.sideEffectClass)) {
+    requireDeathEvidence(ctx, current, `Release of \`${key}\``, now);
+  }
   if (current.operatorResolution?.verified === 'not_executed' && current.operatorResolution.consumedAt === null) {
     throw new LedgerReleaseRefusedError(key, 'an earlier release is still pending', current);
   }
@@ -98,36 +105,6 @@ export async function releaseTransition(
   }
   if (!(await replaceRecord(ctx, 'operator', current, next))) {
     throw new LedgerReleaseRefusedError(key, 'the transition changed while releasing; read it and try again', current);
-  }
-  return afterRecorded(ctx, next);
-}
-
-/** Expire the lease of an IN_FLIGHT transition whose worker is known to be dead. */
-export async function markWorkerDead(ctx: ExecutorContext, key: string, input: AuditInput): Promise<TransitionRecord> {
-  requireAudit(input);
-  const current = await load(ctx, key);
-  if (current === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
-  if (current.outcome !== 'IN_FLIGHT') {
-    throw new LedgerError(`Transition \`${key}\` is \`${current.outcome}\`, not IN_FLIGHT`, {
-      code: 'ledger_not_in_flight',
-    });
-  }
-  const now = ctx.clock.now();
-  const next: TransitionRecord = {
-    ...current,
-    leaseUntil: now,
-    error: {
-      name: 'WorkerDead',
-      message: `Worker \`${current.owner ?? 'unknown'}\` marked dead by ${input.by}: ${input.reason}`,
-    },
-    version: current.version + 1,
-    receiptRef: receiptRefFor(ctx, 'mark_worker_dead', current.version + 1),
-    updatedAt: now,
-  };
-  if (!(await replaceRecord(ctx, 'operator', current, next))) {
-    throw new LedgerError(`Transition \`${key}\` changed while marking its worker dead; read it and try again`, {
-      code: 'ledger_conflict',
-    });
   }
   return afterRecorded(ctx, next);
 }

@@ -11,6 +11,7 @@ import { readCallerVerdicts } from './caller-verdicts.js';
 import { reconcilerOf } from './reconciler-of.js';
 import type { GateAttempt } from './resolve-gate.js';
 import { resolveSideEffectClass } from './resolve-side-effect-class.js';
+import { resolveCapability, type ToolCapability } from './tool-capability.js';
 import {
   argsFingerprint,
   normalizeScope,
@@ -32,6 +33,8 @@ export interface ResolvedSpec {
   readonly identity: ToolIdentity;
   readonly excludedParams: readonly string[];
   readonly reconciler: Reconciler | undefined;
+  /** How the outcome of an unfinished call can be established (declared, or derived). */
+  readonly capability: ToolCapability;
   readonly leaseTtlMs: number | undefined;
   readonly onArgsDrift: ArgsDriftPolicy | undefined;
   readonly idFrom: readonly string[] | undefined;
@@ -41,8 +44,12 @@ function invalid(message: string): GuardError {
   return new GuardError('invalid_spec', message);
 }
 
-/** Check and freeze a tool or task spec. */
-export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec): ResolvedSpec {
+/**
+ * Check and freeze a tool or task spec.
+ *
+ * @param ledgerReconciler whether the ledger has a default reconciler (a `queryable` mechanism).
+ */
+export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec, ledgerReconciler = false): ResolvedSpec {
   if (typeof spec.name !== 'string' || spec.name.trim() === '')
     throw invalid('A ledgered tool needs a non-empty `name`');
   const rawClass = spec.sideEffectClass ?? (kind === 'task' ? 'idempotent_mutate' : undefined);
@@ -60,6 +67,11 @@ export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec): Resolv
   const idFrom = (spec as TaskSpec).idFrom;
   if (idFrom !== undefined && idFrom.length === 0)
     throw invalid(`Task \`${spec.name}\`: \`idFrom\` must name at least one field`);
+  const reconciler = reconcilerOf(spec.reconciler, `${kind === 'tool' ? 'Tool' : 'Task'} \`${spec.name}\`:`);
+  const capability = resolveCapability(spec.name, sideEffectClass, spec.capability, {
+    reconciler: reconciler !== undefined || ledgerReconciler,
+    providerKey: keyParam !== undefined,
+  });
   return Object.freeze({
     kind,
     name: spec.name,
@@ -70,7 +82,8 @@ export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec): Resolv
     providerIdempotencyKeyTtlMs: ttl,
     identity: kind === 'tool' ? (toolSpec.identity ?? 'call') : 'intent',
     excludedParams: Object.freeze([...(spec.bookkeepingParams ?? []), ...(keyParam === undefined ? [] : [keyParam])]),
-    reconciler: reconcilerOf(spec.reconciler, `${kind === 'tool' ? 'Tool' : 'Task'} \`${spec.name}\`:`),
+    reconciler,
+    capability,
     leaseTtlMs: spec.leaseTtlMs,
     onArgsDrift: kind === 'tool' ? toolSpec.onArgsDrift : 'off',
     idFrom: idFrom === undefined ? undefined : Object.freeze([...idFrom]),
@@ -157,6 +170,7 @@ export function prepareCall(
   const attempt: GateAttempt = {
     providerIdempotencyKey: providerKeyOf(spec, args),
     providerKeyParamDeclared: spec.providerIdempotencyKeyParam !== undefined,
+    capability: spec.capability,
     ...(spec.providerIdempotencyKeyTtlMs === undefined
       ? {}
       : { providerIdempotencyKeyTtlMs: spec.providerIdempotencyKeyTtlMs }),

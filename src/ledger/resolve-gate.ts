@@ -14,6 +14,7 @@ import {
   isSpendability,
 } from '../storage/envelope.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
+import type { ToolCapability } from './tool-capability.js';
 
 /** What the incoming call brings to the gate. */
 export interface GateAttempt {
@@ -23,6 +24,8 @@ export interface GateAttempt {
   readonly providerKeyParamDeclared: boolean;
   /** Opt-in window (ms from the first attempt) in which an UNKNOWN keyed call may retry with the same key. */
   readonly providerIdempotencyKeyTtlMs?: number;
+  /** The tool's capability; `blind` never retries an ambiguous (UNKNOWN) record. Default derived, never blind. */
+  readonly capability?: ToolCapability;
 }
 
 /** A gate and the rule that chose it. */
@@ -105,6 +108,8 @@ function sideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: num
     case 'BLOCKED':
       return decide('HARD_BLOCK', 'blocked');
     case 'UNKNOWN':
+      if (attempt.capability === 'blind')
+        return decide('HARD_BLOCK', 'unknown, and the tool is `blind`: never retried');
       return sameProviderKeyWindow(record, attempt, now)
         ? decide('ALLOW', 'unknown, retried with the same provider idempotency key inside its window')
         : decide('HARD_BLOCK', 'the outcome of an earlier attempt is unknown');
@@ -149,7 +154,7 @@ function resolveFailedBeforeEffect(record: TransitionRecord, attempt: GateAttemp
 }
 
 /** Gate for the `read` class: reads may retry; only UNKNOWN and BLOCKED ask for a decision. */
-function readGate(record: TransitionRecord, _attempt: GateAttempt, now: number): GateDecision {
+function readGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
   const incomplete = findIncompleteField(record);
   if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
   switch (record.outcome) {
@@ -162,6 +167,9 @@ function readGate(record: TransitionRecord, _attempt: GateAttempt, now: number):
       return decide('RECLAIM', 'failed read');
     case 'UNKNOWN':
     case 'BLOCKED':
+      if (record.outcome === 'UNKNOWN' && attempt.capability === 'blind') {
+        return decide('HARD_BLOCK', 'read with outcome `UNKNOWN`, and the tool is `blind`: never retried');
+      }
       return decide('SOFT_BLOCK', `read with outcome \`${record.outcome}\``);
   }
 }

@@ -10,6 +10,8 @@ import type { ReceiptSink } from '../storage/receipt-sink.js';
 import type { LedgerScope, TransitionRecord } from '../storage/transition-record.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import type { ReceiptSigner } from './receipts/signers.js';
+import type { ToolCapability } from './tool-capability.js';
+import type { DeathSignalPolicy } from './worker-death.js';
 
 /** Where the ledger reports what it cannot raise (a lost completion write, a marker outside a tool). */
 export interface LedgerLogger {
@@ -134,6 +136,17 @@ export interface LedgerOptions {
   /** Raise `LedgerSoftBlockError` instead of retrying a read whose record is UNKNOWN or BLOCKED. */
   readonly deferReadOnlyUnknown?: boolean;
   /**
+   * Which classes need evidence that the owner of an expired claim is dead before a peer takes the
+   * claim over or an operator releases it: a death signal from {@link Ledger.markWorkerDead}, or a
+   * heartbeat (the owner's lease renewals) older than `presumedDeadAfterMs`. Without it a call
+   * waits, as for a held lease, and raises `LedgerWorkerAliveError` when its wait runs out.
+   * `'consequential'` (default): `keyed_mutate`, `non_idempotent_mutate`, `irreversible`; `true`:
+   * every class, reads and tasks too; `false`: lease expiry alone counts as death.
+   */
+  readonly reclaimRequiresDeathSignal?: DeathSignalPolicy;
+  /** Heartbeat age after which an owner is presumed dead. Default twice the call's lease. */
+  readonly presumedDeadAfterMs?: number;
+  /**
    * Prefix of owner ids written into claims (`<ownerId>:<random>#<n>`). Default `host:pid`. The random
    * part keeps owner ids unique when several ledgers share a prefix.
    */
@@ -198,6 +211,13 @@ export interface ToolSpec {
   /** Arguments that are bookkeeping, not intent; excluded from the args fingerprint. */
   readonly bookkeepingParams?: readonly string[];
   readonly reconciler?: Reconciler | ReconcilerObject;
+  /**
+   * Whether the outcome of an unfinished call can be established: `idempotent` (repeating it is
+   * safe), `queryable` (a reconciler or the provider key tells), `blind` (nothing can: an ambiguous
+   * record never retries). Derived from the class and mechanisms when omitted; a declaration looser
+   * than they allow is refused with `ToolCapabilityDeclarationError`.
+   */
+  readonly capability?: ToolCapability;
   readonly leaseTtlMs?: number;
   readonly onArgsDrift?: ArgsDriftPolicy;
 }
@@ -229,6 +249,18 @@ export interface AuditInput {
   readonly reason: string;
 }
 
+/** What {@link Ledger.markWorkerDead} declares dead: the owner of one transition, or every claim of an owner. */
+export type WorkerDeathTarget = { readonly key: string } | { readonly owner: string };
+
+/** Who declares a worker dead, why, and whether to override a fresh heartbeat. */
+export interface MarkWorkerDeadInput extends AuditInput {
+  /**
+   * Mark the worker dead although its heartbeat is fresher than `presumedDeadAfterMs` (the
+   * operator killed it, say). If it is alive after all it is fenced: its next write fails.
+   */
+  readonly overrideHeartbeat?: boolean;
+}
+
 /** Options of {@link Ledger.waitFor}. */
 export interface WaitOptions {
   readonly timeoutMs?: number;
@@ -248,7 +280,15 @@ export interface Ledger {
   /** Run `fn` with a ledger scope (thread, run, node) and optionally a dispatch id. */
   run<R>(scope: LedgerScope & { readonly dispatchId?: string }, fn: () => R): R;
   release(key: string, input: ReleaseInput): Promise<TransitionRecord>;
-  markWorkerDead(key: string, input: AuditInput): Promise<TransitionRecord>;
+  /**
+   * Record durably that the owner of an IN_FLIGHT transition is dead (who, why, when): its lease
+   * ends now and its claim is fenced, so a peer may take it over or an operator release it.
+   * Refused with `LedgerWorkerAliveError` while the owner's heartbeat is fresher than
+   * `presumedDeadAfterMs`, unless `overrideHeartbeat`. A key (or `{ key }`) marks one transition;
+   * `{ owner }` every IN_FLIGHT claim held by that owner id, ledger or `ownerId` prefix.
+   */
+  markWorkerDead(target: string | { readonly key: string }, input: MarkWorkerDeadInput): Promise<TransitionRecord>;
+  markWorkerDead(target: { readonly owner: string }, input: MarkWorkerDeadInput): Promise<readonly TransitionRecord[]>;
   waitFor(key: string, options?: WaitOptions): Promise<TransitionRecord>;
   get(key: string): Promise<TransitionRecord | null>;
   list(query?: ListQuery): Promise<ListPage>;

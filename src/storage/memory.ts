@@ -138,6 +138,8 @@ function frozenRecord(r: TransitionRecord): TransitionRecord {
   };
   if (r.result !== undefined) out.result = frozenJsonCopy(r.result) as NonNullable<TransitionRecord['result']>;
   if (r.decision !== undefined) out.decision = frozenJsonCopy(r.decision) as NonNullable<TransitionRecord['decision']>;
+  if (r.workerDeath !== undefined)
+    out.workerDeath = frozenJsonCopy(r.workerDeath) as NonNullable<TransitionRecord['workerDeath']> | null;
   return Object.freeze(out);
 }
 

@@ -34,6 +34,21 @@ export interface OperatorResolution {
   readonly previousOutcome: Outcome;
 }
 
+/** The audit trail of a worker declared dead: evidence that lets a peer take over its claim. */
+export interface WorkerDeathSignal {
+  /** The owner declared dead: the signal counts only while this owner holds the record. */
+  readonly owner: string;
+  /** The record's fence once marked: marking fences the owner, so a worker that was alive after all cannot write. */
+  readonly fence: number;
+  readonly by: string;
+  readonly reason: string;
+  readonly at: number;
+  /** The owner's heartbeat was fresher than `presumedDeadAfterMs` and the operator overrode it. */
+  readonly overrideHeartbeat: boolean;
+  /** The heartbeat age when marked. */
+  readonly heartbeatAgeMs: number;
+}
+
 /** One transition: the durable state of one intent to run a tool or task. */
 export interface TransitionRecord {
   readonly key: string;
@@ -69,6 +84,8 @@ export interface TransitionRecord {
   readonly providerIdempotencyKey: string | null;
   readonly firstAttemptAt: number;
   readonly operatorResolution: OperatorResolution | null;
+  /** The last worker-death signal (`markWorkerDead`); absent on records never marked. */
+  readonly workerDeath?: WorkerDeathSignal | null;
   readonly receiptRef: string | null;
   /**
    * The checks' verdicts that let the current attempt run, written by the write that claimed it

@@ -13,7 +13,7 @@ const MYCELIUM = yaml(
   '  lease_ttl: 3600 # one hour',
   'action_ledger: {storage: file, path: ./ledger.json, tools: [send_payment]}',
   'tools:',
-  '  send_payment: {side_effect_class: keyed_mutate, capability: blind}',
+  '  send_payment: {side_effect_class: keyed_mutate, capability: blind, side_effect_boundary: not_crossed}',
 );
 
 describe('hyphae migrate', () => {
@@ -29,7 +29,8 @@ describe('hyphae migrate', () => {
     expect(text).toContain('lease_ttl: 1h # one hour');
     expect(text).toContain('# payments agent');
     expect(stderr).toContain('Not carried (1):');
-    expect(stderr).toContain('mycelium.yaml:8 `tools.send_payment.capability`');
+    expect(stderr).toContain('mycelium.yaml:8 `tools.send_payment.side_effect_boundary`');
+    expect(settingsOf(text, dir).tools.send_payment?.capability).toBe('blind');
     expect(stderr).toContain('`transition.lease_ttl`: `3600` (seconds in mycelium-runtime) is written `1h`');
     expect(stderr).toContain('Wrote hyphae.yaml');
   });

@@ -51,8 +51,19 @@ async function populatedLedger(): Promise<Ledger> {
     externalOperationRef: 'pi_42',
     updatedAt: now - 2000,
   });
-  const expired = makeTestRecord({ owner: 'host-a:11:aaaa#1', leaseUntil: now - 1000, updatedAt: now - 1000 });
-  const held = makeTestRecord({ owner: 'host-b:22:bbbb#3', leaseUntil: now + 3_600_000, updatedAt: now });
+  // The expired claim's owner last renewed an hour ago (presumed dead); the held one just now.
+  const expired = makeTestRecord({
+    owner: 'host-a:11:aaaa#1',
+    leaseUntil: now - 1000,
+    lastHeartbeatAt: now - 3_600_000,
+    updatedAt: now - 1000,
+  });
+  const held = makeTestRecord({
+    owner: 'host-b:22:bbbb#3',
+    leaseUntil: now + 3_600_000,
+    lastHeartbeatAt: now,
+    updatedAt: now,
+  });
   const storage = createSqliteStorage({ path: join(dir, 'ledger.db') });
   for (const record of [completed, unknown, expired, held]) await storage.create(record);
   await storage.close();
@@ -223,14 +234,30 @@ describe('hyphae transitions release and mark-dead', () => {
     const ledger = await populatedLedger();
     const audit = ['--by', 'oncall', '--reason', 'host-b was terminated'];
 
-    const byOwner = hyphae(ledger.dir, ['transitions', 'mark-dead', '--owner', 'host-b:22:bbbb', ...audit], KEY);
+    const alive = hyphae(ledger.dir, ['transitions', 'mark-dead', '--owner', 'host-b:22:bbbb', ...audit], KEY);
+    const aliveRecord = await stored(ledger.dir, ledger.held.key);
+    const byOwner = hyphae(
+      ledger.dir,
+      ['transitions', 'mark-dead', '--owner', 'host-b:22:bbbb', ...audit, '--override-heartbeat'],
+      KEY,
+    );
     const completed = hyphae(ledger.dir, ['transitions', 'mark-dead', ledger.completed.key, ...audit], KEY);
     const nobody = hyphae(ledger.dir, ['transitions', 'mark-dead', '--owner', 'host-z', ...audit], KEY);
     const stuck = hyphae(ledger.dir, ['transitions', 'list', '--stuck', '--json'], KEY);
 
+    expect(alive.code).toBe(1);
+    expect(alive.stderr).toContain('may be alive, its last heartbeat was');
+    expect(aliveRecord?.workerDeath).toBeUndefined();
     expect(byOwner.code).toBe(0);
     expect(byOwner.stdout).toContain(`Marked dead \`${ledger.held.key}\``);
-    expect((await stored(ledger.dir, ledger.held.key))?.error?.message).toContain('marked dead by oncall');
+    const marked = await stored(ledger.dir, ledger.held.key);
+    expect(marked?.error?.message).toContain('marked dead by oncall');
+    expect(marked?.workerDeath).toMatchObject({
+      owner: 'host-b:22:bbbb#3',
+      by: 'oncall',
+      reason: 'host-b was terminated',
+      overrideHeartbeat: true,
+    });
     expect(keysOf(stuck.stdout)).toContain(ledger.held.key);
     expect(completed.code).toBe(1);
     expect(completed.stderr).toContain('is `COMPLETED`, not IN_FLIGHT');

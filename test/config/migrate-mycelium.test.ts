@@ -159,7 +159,7 @@ describe('keys it cannot carry', () => {
       'tools:',
       '  pay:',
       '    side_effect_class: keyed_mutate',
-      '    capability: queryable',
+      '    side_effect_boundary: maybe_crossed',
     );
     const { notes } = migrateMyceliumConfig(text);
     const byPath = Object.fromEntries(notes.map((n) => [n.path, n]));
@@ -169,8 +169,58 @@ describe('keys it cannot carry', () => {
       line: 2,
       message: expect.stringContaining('fuses.loop'),
     });
-    expect(byPath['tools.pay.capability']).toMatchObject({ kind: 'dropped', line: 6 });
-    expect(dropped(text)).toEqual(['transition.scope_from', 'loop_guard', 'tools.pay.capability']);
+    expect(byPath['tools.pay.side_effect_boundary']).toMatchObject({ kind: 'dropped', line: 6 });
+    expect(dropped(text)).toEqual(['transition.scope_from', 'loop_guard', 'tools.pay.side_effect_boundary']);
+  });
+});
+
+describe('the mycelium-runtime 1.34 keys', () => {
+  it('carries the worker-death gate, its grace window in seconds, and tool capabilities', () => {
+    const text = yaml(
+      'transition:',
+      '  agent_id: a',
+      '  policy_version: "1"',
+      '  lease_ttl: 600',
+      '  reclaim_requires_death_signal: false',
+      '  presumed_dead_after: 1800',
+      'action_ledger: {storage: sqlite, path: ./ledger.db, tools: [pay, lookup]}',
+      'tools:',
+      '  pay: {side_effect_class: keyed_mutate, provider_idempotency_key_param: key, capability: queryable}',
+      '  lookup: {side_effect_class: read, capability: blind}',
+    );
+
+    const { text: out, notes, issues } = migrateMyceliumConfig(text);
+    const settings = settingsOf(out);
+
+    expect(issues).toEqual([]);
+    expect(dropped(text)).toEqual([]);
+    expect(settings.transition).toMatchObject({ reclaimRequiresDeathSignal: false, presumedDeadAfterMs: 1_800_000 });
+    expect(settings.tools.pay?.capability).toBe('queryable');
+    expect(settings.tools.lookup?.capability).toBe('blind');
+    expect(notes.find((n) => n.path === 'transition.presumed_dead_after')?.message).toContain('`30m`');
+  });
+
+  it("writes out mycelium-runtime's YAML default, `reclaim_requires_death_signal: true`, when the key is absent", () => {
+    const { text: out, notes } = migrateMyceliumConfig(yaml('transition: {agent_id: a, policy_version: "1"}'));
+
+    expect(settingsOf(out).transition?.reclaimRequiresDeathSignal).toBe(true);
+    expect(notes.find((n) => n.path === 'transition.reclaim_requires_death_signal')).toMatchObject({ kind: 'added' });
+  });
+
+  it('drops a capability that is no capability, and the config refuses one looser than the class allows', () => {
+    const unknown = migrateMyceliumConfig(yaml('tools:', '  pay: {side_effect_class: payment, capability: maybe}'));
+    const loose = yaml(
+      'transition: {agent_id: a, policy_version: "1"}',
+      'action_ledger: {storage: memory, tools: [burn]}',
+      'tools:',
+      '  burn: {side_effect_class: onchain_action, capability: queryable}',
+    );
+
+    expect(dropped(yaml('tools:', '  pay: {side_effect_class: payment, capability: maybe}'))).toEqual([
+      'tools.pay.capability',
+    ]);
+    expect(unknown.text).not.toContain('capability');
+    expect(() => settingsOf(migrateMyceliumConfig(loose).text)).toThrow(/cannot declare capability `queryable`/);
   });
 
   it('ports allowed_paths by naming the path arguments, or says how to', () => {

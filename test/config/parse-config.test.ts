@@ -12,7 +12,13 @@ describe('parsing a valid config', () => {
 
     expect(settings).toEqual({
       profile: 'development',
-      transition: { agentId: 'agent', policyVersion: '1', leaseTtlMs: 300_000, deferReadOnlyUnknown: false },
+      transition: {
+        agentId: 'agent',
+        policyVersion: '1',
+        leaseTtlMs: 300_000,
+        deferReadOnlyUnknown: false,
+        reclaimRequiresDeathSignal: 'consequential',
+      },
       actionLedger: {
         store: { kind: 'sqlite', path: '/srv/agent/.hyphae/ledger.db' },
         tools: 'all',
@@ -33,6 +39,8 @@ describe('parsing a valid config', () => {
         '  poll_timeout: 1h',
         '  reconcile_timeout: 2500ms',
         '  lease_renew_interval: 0.5m',
+        '  reclaim_requires_death_signal: true',
+        '  presumed_dead_after: 20m',
       ),
     );
 
@@ -44,6 +52,8 @@ describe('parsing a valid config', () => {
       reconcileTimeoutMs: 2500,
       leaseRenewIntervalMs: 30_000,
       deferReadOnlyUnknown: false,
+      reclaimRequiresDeathSignal: true,
+      presumedDeadAfterMs: 1_200_000,
     });
     expect([parseDuration('250ms'), parseDuration('1d'), parseDuration('5 m')]).toEqual([250, 86_400_000, undefined]);
   });

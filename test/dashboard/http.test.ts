@@ -184,12 +184,17 @@ describe('the dashboard over a SQLite ledger', () => {
     const s = await seeded();
     const client = clientOf(dashboardOf(s));
     await client.get(`/t/${s.held.key}`);
-    const form = { _csrf: client.csrf(), action: 'mark_dead', by: 'ada', reason: 'host b was terminated' };
+    const base = { _csrf: client.csrf(), action: 'mark_dead', by: 'ada', reason: 'host b was terminated' };
+    // The held claim's heartbeat is fresh: refused without the override.
+    expect((await client.post(`/t/${s.held.key}/act`, { ...base, confirm: 'yes' })).status).toBe(409);
+    expect((await s.ledger.get(s.held.key))?.workerDeath).toBeUndefined();
+    const form = { ...base, override_heartbeat: 'yes' };
     expect(await (await client.post(`/t/${s.held.key}/confirm`, form)).text()).toContain('ends now');
     expect((await client.post(`/t/${s.held.key}/act`, { ...form, confirm: 'yes' })).status).toBe(303);
     const record = await s.ledger.get(s.held.key);
     expect(record?.error?.message).toContain('marked dead by ada: host b was terminated');
     expect(record?.leaseUntil).toBeLessThanOrEqual(Date.now());
+    expect(record?.workerDeath).toMatchObject({ by: 'ada', overrideHeartbeat: true });
   });
 
   it('requires the actor, the reason and the confirm step', async () => {

@@ -383,6 +383,10 @@ export interface WorkerConfig {
   readonly leaseTtlMs?: number;
   /** Default 15 000. */
   readonly pollTimeoutMs?: number;
+  /** The ledger's worker-death gate (default: the ledger's, `'consequential'`). */
+  readonly reclaimRequiresDeathSignal?: boolean | 'consequential';
+  /** The ledger's `presumedDeadAfterMs` (default twice the lease). */
+  readonly presumedDeadAfterMs?: number;
   /** Wait this long inside the body, before the side effect. */
   readonly bodyDelayMs?: number;
   /** When the body records the external operation: after the provider call (default), before it, or never. */

@@ -156,7 +156,8 @@ describe('release(verified: not_executed)', () => {
     });
     const stalled = send({ to: 'a@x' }, { toolCallId: 'c' });
     await until(() => calls === 1);
-    clock.advance(1_000);
+    // Past the lease and past twice the lease: the heartbeat says the worker is presumed dead.
+    clock.advance(2_000);
     const { key } = await onlyRecord(ledger);
 
     // The operator sees an abandoned attempt that never reached its boundary.
@@ -241,7 +242,7 @@ describe('markWorkerDead', () => {
     await until(() => state.runs === 1);
     const { key } = await onlyRecord(ledger);
 
-    const dead = await ledger.markWorkerDead(key, { by: 'ops', reason: 'pod evicted' });
+    const dead = await ledger.markWorkerDead(key, { by: 'ops', reason: 'pod evicted', overrideHeartbeat: true });
     const second = await sync({}, { toolCallId: 'c' });
     hold.resolve();
 
@@ -250,7 +251,8 @@ describe('markWorkerDead', () => {
     expect(second).toBe('run 2');
     expect(state.runs).toBe(2);
     await expect(first).rejects.toBeInstanceOf(LedgerFencedError);
-    expect(await ledger.get(key)).toMatchObject({ outcome: 'COMPLETED', result: 'run 2', fence: 2 });
+    // Marking fences the dead owner (fence 2); the takeover is fence 3.
+    expect(await ledger.get(key)).toMatchObject({ outcome: 'COMPLETED', result: 'run 2', fence: 3 });
   });
 
   it('expires the lease so an unsafe tool hard-blocks', async () => {
@@ -259,7 +261,7 @@ describe('markWorkerDead', () => {
     await until(() => state.runs === 1);
     const { key } = await onlyRecord(ledger);
 
-    await ledger.markWorkerDead(key, { by: 'ops', reason: 'pod evicted' });
+    await ledger.markWorkerDead(key, { by: 'ops', reason: 'pod evicted', overrideHeartbeat: true });
     const error = await rejectionOf(sync({}, { toolCallId: 'c' }));
     hold.resolve();
     await Promise.allSettled([first]);

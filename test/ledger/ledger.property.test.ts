@@ -12,13 +12,16 @@ import {
   createLedger,
   createManualClock,
   createMemoryStorage,
+  hasWorkerDeathEvidence,
   isExpired,
   LedgerAlreadyResolvedError,
   LedgerFencedError,
   LedgerHardBlockError,
   LedgerReleaseRefusedError,
+  LedgerWorkerAliveError,
   type ReconcileVerdict,
   recordExternalOperation,
+  requiresDeathSignal,
   type SideEffectClass,
   sideEffect,
   type TransitionRecord,
@@ -267,12 +270,22 @@ async function runScenario(sideEffectClass: SideEffectClass, commands: readonly 
         const before = await read();
         const pending =
           before?.operatorResolution?.verified === 'not_executed' && before.operatorResolution.consumedAt === null;
+        // An expired claim of a consequential class is released only on evidence its owner is gone.
+        const mayBeAlive =
+          before !== null &&
+          before.outcome === 'IN_FLIGHT' &&
+          requiresDeathSignal('consequential', before.sideEffectClass) &&
+          !hasWorkerDeathEvidence(before, clock.now(), 2 * LEASE);
         const expected =
           before?.outcome === 'COMPLETED'
             ? LedgerAlreadyResolvedError
-            : before === null || (before.outcome === 'IN_FLIGHT' && !isExpired(before, clock.now())) || pending
+            : before === null || (before.outcome === 'IN_FLIGHT' && !isExpired(before, clock.now()))
               ? LedgerReleaseRefusedError
-              : null;
+              : mayBeAlive
+                ? LedgerWorkerAliveError
+                : pending
+                  ? LedgerReleaseRefusedError
+                  : null;
         const outcome = await ledger
           .release(before?.key ?? '0'.repeat(64), {
             verified: command.verified,

@@ -37,10 +37,12 @@ Subcommands:
   release KEY (--completed [--result JSON] | --not-executed) --by WHO --reason WHY
         record what you verified with the provider: --completed stores the result and resolves
         the transition; --not-executed lets the next call run it exactly once more
-  mark-dead (KEY | --owner OWNER) --by WHO --reason WHY
-        expire the lease of IN_FLIGHT transitions whose worker is dead; OWNER is a claim's owner
-        id, one ledger's (the owner id before #), or a worker's: its ownerId, or host:pid for every
-        ledger of one process
+  mark-dead (KEY | --owner OWNER) --by WHO --reason WHY [--override-heartbeat]
+        record that the worker of IN_FLIGHT transitions is dead (who, why, when): its lease ends
+        and it is fenced, so a peer may take over; OWNER is a claim's owner id, one ledger's (the
+        owner id before #), or a worker's: its ownerId, or host:pid for every ledger of one
+        process. Refused while the worker's heartbeat is fresher than presumed_dead_after, unless
+        --override-heartbeat (you know it is gone: you killed the pod)
 
 Options:
   -c, --config FILE   the config (default ./hyphae.yaml)
@@ -71,7 +73,13 @@ const SPECS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
     reason: { type: 'string' },
     result: { type: 'string' },
   },
-  'mark-dead': { ...COMMON, owner: { type: 'string' }, by: { type: 'string' }, reason: { type: 'string' } },
+  'mark-dead': {
+    ...COMMON,
+    owner: { type: 'string' },
+    by: { type: 'string' },
+    reason: { type: 'string' },
+    'override-heartbeat': { type: 'boolean' },
+  },
 };
 
 function limitOf(parsed: ParsedOptions): number {

@@ -1,7 +1,9 @@
 /**
  * The operator actions of `hyphae transitions`: release and mark-dead.
  */
+
 import type { Ledger } from '../../ledger/types.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
 import { type CommandContext, ExitCode, UsageError } from '../command.js';
 import { flag, type ParsedOptions, stringOption } from './parse-options.js';
 import { findTransition, transitionsOwnedBy } from './transition-queries.js';
@@ -57,7 +59,7 @@ export async function runRelease(
   return ExitCode.ok;
 }
 
-/** `transitions mark-dead (KEY | --owner O) --by --reason`. */
+/** `transitions mark-dead (KEY | --owner O) --by --reason [--override-heartbeat]`. */
 export async function runMarkDead(
   parsed: ParsedOptions,
   ledgers: readonly Ledger[],
@@ -68,26 +70,26 @@ export async function runMarkDead(
   if ((owner === undefined) === (key === undefined) || extra !== undefined) {
     throw new UsageError('Pass one KEY or `--owner OWNER`');
   }
-  let targets: { readonly ledger: Ledger; readonly key: string }[];
+  const input = { ...audit(parsed), ...(flag(parsed, 'override-heartbeat') ? { overrideHeartbeat: true } : {}) };
+  const marked: TransitionRecord[] = [];
   if (key !== undefined) {
     const found = await findTransition(ledgers, key);
     if (found === undefined) {
       ctx.err.line(`No transition \`${key}\``);
       return ExitCode.failed;
     }
-    targets = [{ ledger: found.ledger, key }];
+    marked.push(await found.ledger.markWorkerDead(key, input));
   } else {
-    targets = (await transitionsOwnedBy(ledgers, owner as string)).map(({ ledger, record }) => ({
-      ledger,
-      key: record.key,
-    }));
-    if (targets.length === 0) {
+    const held = await transitionsOwnedBy(ledgers, owner as string);
+    if (held.length === 0) {
       ctx.err.line(`No IN_FLIGHT transition is held by \`${owner as string}\``);
       return ExitCode.failed;
     }
+    // Each ledger checks every claim of the owner before it marks any.
+    for (const ledger of new Set(held.map((found) => found.ledger))) {
+      marked.push(...(await ledger.markWorkerDead({ owner: owner as string }, input)));
+    }
   }
-  const marked = [];
-  for (const target of targets) marked.push(await target.ledger.markWorkerDead(target.key, audit(parsed)));
   const now = Date.now();
   if (flag(parsed, 'json')) {
     ctx.out.line(

@@ -97,6 +97,13 @@ export function printRecord(out: Output, record: TransitionRecord, now: number):
     ['ticket', record.ticket ?? '-'],
     ['owner', record.owner ?? '-'],
     ['lease until', time(record.leaseUntil)],
+    ['heartbeat', time(record.lastHeartbeatAt)],
+    [
+      'worker dead',
+      record.workerDeath === undefined || record.workerDeath === null
+        ? '-'
+        : `${record.workerDeath.owner} by ${record.workerDeath.by} at ${time(record.workerDeath.at)}${record.workerDeath.overrideHeartbeat ? ' (heartbeat overridden)' : ''}: ${record.workerDeath.reason}`,
+    ],
     ['attempts', String(record.attempts)],
     ['external ref', record.externalOperationRef ?? '-'],
     ['provider key', record.providerIdempotencyKey ?? '-'],

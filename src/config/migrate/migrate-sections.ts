@@ -6,11 +6,9 @@ import type { Pair, YAMLMap } from 'yaml';
 import { convertSeconds, convertStore, dropKey, dropOthers, isMapping } from './convert-values.js';
 import { keyOf, type Migration, newMap, pairsOf, plain, renameKey, setKey } from './migration-doc.js';
 
-const LATER = 'not supported by hyphae yet';
-
 /** `transition`: identity and timing; mycelium's seconds become durations. */
 export function migrateTransition(m: Migration, map: YAMLMap): void {
-  for (const key of ['lease_ttl', 'poll_timeout', 'reconcile_timeout']) {
+  for (const key of ['lease_ttl', 'poll_timeout', 'reconcile_timeout', 'presumed_dead_after']) {
     if (!convertSeconds(m, map, key, `transition.${key}`))
       dropKey(m, map, key, `transition.${key}`, 'must be a positive duration here');
   }
@@ -25,6 +23,7 @@ export function migrateTransition(m: Migration, map: YAMLMap): void {
       'renewal off (≤ 0 in mycelium-runtime) is written `0s`',
     );
   }
+  migrateDeathSignal(m, map);
   dropOthers(
     m,
     map,
@@ -36,6 +35,8 @@ export function migrateTransition(m: Migration, map: YAMLMap): void {
       'poll_timeout',
       'reconcile_timeout',
       'defer_read_only_unknown',
+      'reclaim_requires_death_signal',
+      'presumed_dead_after',
     ],
     'transition',
     (key) => {
@@ -44,14 +45,39 @@ export function migrateTransition(m: Migration, map: YAMLMap): void {
           return 'polling starts at 25 ms and backs off to 1 s; the YAML does not set it';
         case 'scope_from':
           return 'the scope (thread, run, node) is passed to `config.run`, not read from arguments';
-        case 'reclaim_requires_death_signal':
-        case 'presumed_dead_after':
-          return `the worker-death evidence gate is ${LATER}; \`hyphae transitions mark-dead\` declares a worker dead`;
         default:
           return 'no counterpart in `transition`';
       }
     },
   );
+}
+
+/**
+ * `reclaim_requires_death_signal`: a boolean, carried as is. mycelium-runtime's YAML turns the gate
+ * on for every class when the key is absent; that default is written out, since hyphae's own covers
+ * only the consequential classes.
+ */
+function migrateDeathSignal(m: Migration, map: YAMLMap): void {
+  const pair = pairsOf(map).find((p) => keyOf(p) === 'reclaim_requires_death_signal');
+  if (pair === undefined) {
+    setKey(m.doc, map, 'reclaim_requires_death_signal', true);
+    m.note(
+      'added',
+      'transition.reclaim_requires_death_signal',
+      null,
+      "mycelium-runtime's YAML default (`true`: every class waits for worker-death evidence), written out; hyphae's own default, `consequential`, covers `keyed_mutate`, `non_idempotent_mutate` and `irreversible`",
+    );
+    return;
+  }
+  if (typeof plain(pair.value) !== 'boolean') {
+    dropKey(
+      m,
+      map,
+      'reclaim_requires_death_signal',
+      'transition.reclaim_requires_death_signal',
+      'must be `true` or `false`',
+    );
+  }
 }
 
 /** `action_ledger` / `task_ledger`: the store, and which tools or tasks it covers. */

@@ -19,6 +19,7 @@ const TOOL_KEYS = [
   'request_id_param',
   'identity',
   'bookkeeping_params',
+  'capability',
   'lease_ttl',
   'on_args_drift',
   'permissions',
@@ -41,9 +42,8 @@ function toolKeyReason(key: string): string {
   switch (key) {
     case 'audit_receipt':
       return 'receipts cover every ledgered tool when `receipts` is configured';
-    case 'capability':
     case 'side_effect_boundary':
-      return 'tool capability declarations are not supported by hyphae yet; the class decides';
+      return 'a declared boundary default has no counterpart: the body marks its boundary with `sideEffect()`';
     case 'loop_guard':
       return 'loops are caught per run by `fuses.loop` (repeat threshold, cycles, per-tool `allowances`)';
     case 'budget_guard':
@@ -163,6 +163,9 @@ export function migrateTool(m: Migration, name: string, map: YAMLMap): boolean {
       () => 'no counterpart in `protect`',
     );
   }
+  const capability = plain(valueAt(map, 'capability'));
+  if (capability !== undefined && !['idempotent', 'queryable', 'blind'].includes(String(capability)))
+    dropKey(m, map, 'capability', `${path}.capability`, 'must be `idempotent`, `queryable` or `blind`');
   const bounded = valueAt(map, 'bounded');
   if (isMapping(bounded)) migrateBounded(m, bounded, path);
   dropOthers(m, map, TOOL_KEYS, path, toolKeyReason);

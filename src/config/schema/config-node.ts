@@ -48,6 +48,20 @@ function transitionNode(): Node<TransitionSettings> {
           description: 'Raise instead of retrying a read whose record is UNKNOWN or BLOCKED (default `false`).',
         }),
       ),
+      reclaim_requires_death_signal: optional(
+        union([boolean(), oneOf(['consequential'])], {
+          expected: '`true`, `false` or `consequential`',
+          description:
+            'Which classes need evidence that a worker is dead (a `hyphae transitions mark-dead`, or a heartbeat older than `presumed_dead_after`) before its expired claim is taken over or released: `consequential` (default: `keyed_mutate`, `non_idempotent_mutate`, `irreversible`), `true` (every class, reads and tasks too), `false` (lease expiry alone).',
+        }),
+      ),
+      presumed_dead_after: optional(
+        duration({
+          positive: false,
+          description:
+            "Heartbeat age (the owner's lease renewals) after which a worker is presumed dead (default twice `lease_ttl`).",
+        }),
+      ),
       request_identity: optional(
         oneOf(['allow_derived', 'require_explicit'], {
           description:
@@ -65,6 +79,8 @@ function transitionNode(): Node<TransitionSettings> {
     ...(raw.poll_timeout === undefined ? {} : { pollTimeoutMs: raw.poll_timeout }),
     ...(raw.reconcile_timeout === undefined ? {} : { reconcileTimeoutMs: raw.reconcile_timeout }),
     deferReadOnlyUnknown: raw.defer_read_only_unknown ?? false,
+    reclaimRequiresDeathSignal: raw.reclaim_requires_death_signal ?? 'consequential',
+    ...(raw.presumed_dead_after === undefined ? {} : { presumedDeadAfterMs: raw.presumed_dead_after }),
     ...(raw.request_identity === undefined ? {} : { requestIdentity: raw.request_identity }),
   }));
 }

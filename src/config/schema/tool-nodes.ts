@@ -40,6 +40,12 @@ function envelope() {
     bookkeeping_params: optional(
       names({ description: 'Arguments that are bookkeeping, not intent; left out of the args fingerprint.' }),
     ),
+    capability: optional(
+      oneOf(['idempotent', 'queryable', 'blind'], {
+        description:
+          'Whether the outcome of an unfinished call can be established: `idempotent` (repeating is safe; `read` and `idempotent_mutate` only), `queryable` (a reconciler, or for `keyed_mutate` a provider key, tells), `blind` (nothing can: an UNKNOWN record never retries). Derived from the class when omitted; a looser one than the class allows is refused.',
+      }),
+    ),
     lease_ttl: optional(duration({ description: 'Lease of a running call (default: `transition.lease_ttl`).' })),
   };
 }
@@ -95,6 +101,7 @@ type RawEnvelope = {
   readonly provider_idempotency_key_param?: string;
   readonly provider_idempotency_key_ttl?: number;
   readonly bookkeeping_params?: readonly string[];
+  readonly capability?: ToolSettings['capability'];
   readonly lease_ttl?: number;
 };
 
@@ -110,6 +117,7 @@ function envelopeSettings(raw: RawEnvelope): TaskSettings {
       ? {}
       : { providerIdempotencyKeyTtlMs: raw.provider_idempotency_key_ttl }),
     ...(raw.bookkeeping_params === undefined ? {} : { bookkeepingParams: raw.bookkeeping_params }),
+    ...(raw.capability === undefined ? {} : { capability: raw.capability }),
     ...(raw.lease_ttl === undefined ? {} : { leaseTtlMs: raw.lease_ttl }),
   };
 }

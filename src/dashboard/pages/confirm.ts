@@ -26,6 +26,7 @@ export function confirmContent(record: TransitionRecord, request: ActionRequest,
 <input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="action" value="${request.kind}">
 <input type="hidden" name="by" value="${request.by}"><input type="hidden" name="reason" value="${request.reason}">
 ${request.resultText === undefined ? '' : html`<input type="hidden" name="result" value="${request.resultText}">`}
+${request.overrideHeartbeat === true ? html`<input type="hidden" name="override_heartbeat" value="yes">` : ''}
 <input type="hidden" name="confirm" value="yes">
 <p><button class="danger" type="submit">Confirm: ${TITLES[request.kind].toLowerCase()}</button> <a href="/t/${key}">Cancel</a></p>
 </form>

@@ -69,6 +69,7 @@ function actionForm(key: string, csrf: string, kind: ActionKind, title: string, 
 <label>Actor (who you are)<input name="by" required></label>
 <label>Reason<input name="reason" required></label>
 ${withResult ? html`<label>Result (JSON, optional)<textarea name="result"></textarea></label>` : ''}
+${kind === 'mark_dead' ? html`<label><input type="checkbox" name="override_heartbeat" value="yes"> Override a fresh heartbeat (I know the worker is gone)</label>` : ''}
 <button type="submit">Review…</button>
 </form>`;
 }

@@ -7,6 +7,7 @@
 import { GuardError } from '../../errors.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import { createLedger } from '../../ledger/create-ledger.js';
+import { isExpired } from '../../ledger/resolve-gate.js';
 import type { Ledger } from '../../ledger/types.js';
 import type { SideEffectClass } from '../../storage/envelope.js';
 import type { LedgerStorage, ListQuery } from '../../storage/ledger-storage.js';
@@ -89,6 +90,7 @@ export async function runSchedule(
   choose: (choices: readonly Choice[], depth: number) => number,
 ): Promise<ScheduleRun> {
   const world = createSimWorld();
+  const operatorClock = world.clockFor('operator');
   const base = setup.storage === undefined ? createMemoryStorage() : setup.storage(createMemoryStorage());
   let tick = 0;
   const now = () => ++tick;
@@ -174,6 +176,15 @@ export async function runSchedule(
         // The operator tells the truth: it checked the provider.
         const verified = effects.length > 0 ? 'completed' : 'not_executed';
         try {
+          // It saw the worker killed: it records the death (its heartbeat may still look fresh),
+          // then releases. A held lease stays refused, as for any release.
+          if (current?.outcome === 'IN_FLIGHT' && isExpired(current, operatorClock.now())) {
+            await operator.markWorkerDead(current.key, {
+              by: 'explorer',
+              reason: 'the worker was killed',
+              overrideHeartbeat: true,
+            });
+          }
           await operator.release(current?.key ?? '', {
             verified,
             ...(verified === 'completed' ? { result: effects[0] } : {}),
@@ -194,7 +205,7 @@ export async function runSchedule(
       storage: base,
       agentId: 'explorer',
       policyVersion: '1',
-      clock: world.clockFor('operator'),
+      clock: operatorClock,
     });
     for (let steps = 0; steps < setup.maxSteps; steps += 1) {
       await world.settle();

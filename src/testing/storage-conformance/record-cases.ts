@@ -48,6 +48,22 @@ export function defineRecordCases(suite: ConformanceSuite): void {
             previousOutcome: 'UNKNOWN',
           },
         }),
+        // A worker declared dead: the signal is the evidence a peer's takeover rests on.
+        makeTestRecord({
+          owner: 'host-a:11:aaaa#1',
+          fence: 2,
+          leaseUntil: 7,
+          error: { name: 'WorkerDead', message: UNICODE },
+          workerDeath: {
+            owner: 'host-a:11:aaaa#1',
+            fence: 2,
+            by: 'ops@example.com',
+            reason: UNICODE,
+            at: 7,
+            overrideHeartbeat: true,
+            heartbeatAgeMs: 3,
+          },
+        }),
       ];
       for (const record of variants) {
         const created = await client.create(record);

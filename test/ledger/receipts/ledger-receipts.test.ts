@@ -177,7 +177,7 @@ describe('receipts of refusals and operator actions', () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     const { key } = await onlyRecord(ledger);
 
-    await ledger.markWorkerDead(key, { by: 'ops', reason: 'pod evicted' });
+    await ledger.markWorkerDead(key, { by: 'ops', reason: 'pod evicted', overrideHeartbeat: true });
 
     const receipts = await chain();
     expect(receipts).toMatchObject([

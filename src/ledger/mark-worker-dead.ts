@@ -1,0 +1,187 @@
+/**
+ * `markWorkerDead`: record durably that the owner of a claim is gone, so a peer may take it over.
+ *
+ * Each mark is one compare-and-set on the record (the stores' existing atomic update): it stamps
+ * the signal, ends the lease and bumps the fence, so an owner that was alive after all fails its
+ * next write instead of racing the peer that takes over:
+ *
+ *   A claims (fence 1) ── paused ──────────────────────────── wakes, CAS fails ─► LedgerFencedError
+ *   ops          markWorkerDead(A, override) ─► fence 2, lease ends ─► B takes over (fence 3) ─► runs
+ */
+import { GuardError, LedgerError, LedgerWorkerAliveError } from '../errors.js';
+import type { TransitionRecord } from '../storage/transition-record.js';
+import { asStorageError } from './active-claim.js';
+import { replaceRecord } from './claim-records.js';
+import type { ExecutorContext } from './executor-context.js';
+import { heldBy } from './owner-id.js';
+import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
+import type { MarkWorkerDeadInput, WorkerDeathTarget } from './types.js';
+import { defaultPresumedDeadAfterMs, hasWorkerDeathEvidence, heartbeatAgeMs } from './worker-death.js';
+
+/** Attempts at one record before a mark gives up on a record that keeps changing. */
+const MAX_ATTEMPTS = 5;
+
+/**
+ * The heartbeat age after which the owner of a claim is presumed dead: the ledger's option, else
+ * twice the lease (the call's own when a call asks, the ledger's for an operator action).
+ */
+export function presumedDeadAfterOf(ctx: ExecutorContext, leaseTtlMs: number = ctx.leaseTtlMs): number {
+  return ctx.presumedDeadAfterMs ?? defaultPresumedDeadAfterMs(leaseTtlMs);
+}
+
+/** Throw `LedgerWorkerAliveError` unless there is evidence the owner of `record` is gone. */
+export function requireDeathEvidence(
+  ctx: ExecutorContext,
+  record: TransitionRecord,
+  action: string,
+  now: number,
+  leaseTtlMs?: number,
+): void {
+  const after = presumedDeadAfterOf(ctx, leaseTtlMs);
+  if (!hasWorkerDeathEvidence(record, now, after)) {
+    throw new LedgerWorkerAliveError(record, action, heartbeatAgeMs(record, now), after);
+  }
+}
+
+function requireInput(input: MarkWorkerDeadInput): void {
+  for (const field of ['by', 'reason'] as const) {
+    if (typeof input?.[field] !== 'string' || input[field].trim() === '') {
+      throw new GuardError('invalid_argument', `Operator actions need a non-empty \`${field}\``);
+    }
+  }
+  if (input.overrideHeartbeat !== undefined && typeof input.overrideHeartbeat !== 'boolean') {
+    throw new GuardError('invalid_argument', '`overrideHeartbeat` must be a boolean');
+  }
+}
+
+async function load(ctx: ExecutorContext, key: string): Promise<TransitionRecord | null> {
+  try {
+    return await ctx.storage.get(key);
+  } catch (error) {
+    throw asStorageError('read', error);
+  }
+}
+
+function notInFlight(record: TransitionRecord): LedgerError {
+  return new LedgerError(`Transition \`${record.key}\` is \`${record.outcome}\`, not IN_FLIGHT`, {
+    code: 'ledger_not_in_flight',
+  });
+}
+
+/** The record that declares the owner of `current` dead at `now`. */
+function markedRecord(
+  ctx: ExecutorContext,
+  current: TransitionRecord,
+  input: MarkWorkerDeadInput,
+  now: number,
+): TransitionRecord {
+  const owner = current.owner ?? 'unknown';
+  const fence = current.fence + 1;
+  const override = input.overrideHeartbeat === true;
+  return {
+    ...current,
+    fence,
+    leaseUntil: now,
+    error: {
+      name: 'WorkerDead',
+      message: `Worker \`${owner}\` marked dead by ${input.by}: ${input.reason}${override ? ' (heartbeat overridden)' : ''}`,
+    },
+    workerDeath: {
+      owner,
+      fence,
+      by: input.by,
+      reason: input.reason,
+      at: now,
+      overrideHeartbeat: override,
+      heartbeatAgeMs: heartbeatAgeMs(current, now),
+    },
+    version: current.version + 1,
+    receiptRef: receiptRefFor(ctx, 'mark_worker_dead', current.version + 1),
+    updatedAt: now,
+  };
+}
+
+/**
+ * Mark the owner of `current` dead, re-reading when the record changed under the mark. Returns
+ * null when the record left the owner (`owner` given) or IN_FLIGHT while marking by owner.
+ */
+async function markOne(
+  ctx: ExecutorContext,
+  first: TransitionRecord,
+  input: MarkWorkerDeadInput,
+  owner: string | undefined,
+): Promise<TransitionRecord | null> {
+  let current = first;
+  for (let attempt = 1; ; attempt++) {
+    const stillTarget = current.outcome === 'IN_FLIGHT' && (owner === undefined || heldBy(current.owner, owner));
+    if (!stillTarget) {
+      if (owner !== undefined) return null;
+      throw notInFlight(current);
+    }
+    const now = ctx.clock.now();
+    if (input.overrideHeartbeat !== true) requireDeathEvidence(ctx, current, 'Marking the worker dead', now);
+    const next = markedRecord(ctx, current, input, now);
+    if (await replaceRecord(ctx, 'operator', current, next)) return afterRecorded(ctx, next);
+    if (attempt >= MAX_ATTEMPTS) {
+      throw new LedgerError(
+        `Transition \`${current.key}\` changed while marking its worker dead; read it and try again`,
+        {
+          code: 'ledger_conflict',
+        },
+      );
+    }
+    const reread = await load(ctx, current.key);
+    if (reread === null) throw new LedgerError(`No transition \`${current.key}\``, { code: 'ledger_not_found' });
+    current = reread;
+  }
+}
+
+/** The IN_FLIGHT records held by `owner`, paging through the store. */
+async function claimsOf(ctx: ExecutorContext, owner: string): Promise<TransitionRecord[]> {
+  const found: TransitionRecord[] = [];
+  let cursor: string | null = null;
+  do {
+    let page: Awaited<ReturnType<ExecutorContext['storage']['list']>>;
+    try {
+      page = await ctx.storage.list({ outcome: 'IN_FLIGHT', limit: 500, ...(cursor === null ? {} : { cursor }) });
+    } catch (error) {
+      throw asStorageError('list', error);
+    }
+    for (const record of page.records) if (heldBy(record.owner, owner)) found.push(record);
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return found;
+}
+
+/** Declare the owner of one transition, or every claim of an owner, dead. */
+export async function markWorkerDead(
+  ctx: ExecutorContext,
+  target: string | WorkerDeathTarget,
+  input: MarkWorkerDeadInput,
+): Promise<TransitionRecord | readonly TransitionRecord[]> {
+  requireInput(input);
+  if (typeof target === 'object' && target !== null && 'owner' in target) {
+    if (typeof target.owner !== 'string' || target.owner.trim() === '') {
+      throw new GuardError('invalid_argument', '`markWorkerDead` needs a non-empty `owner`');
+    }
+    const claims = await claimsOf(ctx, target.owner);
+    // Every claim is checked before any is marked: a refusal leaves all of them as they were.
+    if (input.overrideHeartbeat !== true) {
+      const now = ctx.clock.now();
+      for (const record of claims) requireDeathEvidence(ctx, record, 'Marking the worker dead', now);
+    }
+    const marked: TransitionRecord[] = [];
+    for (const record of claims) {
+      const done = await markOne(ctx, record, input, target.owner);
+      if (done !== null) marked.push(done);
+    }
+    return marked;
+  }
+  const key = typeof target === 'string' ? target : target?.key;
+  if (typeof key !== 'string' || key === '') {
+    throw new GuardError('invalid_argument', '`markWorkerDead` needs a transition key, `{ key }` or `{ owner }`');
+  }
+  const current = await load(ctx, key);
+  if (current === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
+  return (await markOne(ctx, current, input, undefined)) as TransitionRecord;
+}
