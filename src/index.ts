@@ -427,6 +427,8 @@ export type {
   AuditInput,
   CallOptions,
   Ledger,
+  LedgerCallEvent,
+  LedgerCallInfo,
   LedgeredFunction,
   LedgerLogger,
   LedgerOptions,

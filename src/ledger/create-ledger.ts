@@ -8,6 +8,7 @@ import { optionsOf } from '../invalid-argument.js';
 import { markerScope } from './boundary-markers.js';
 import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { createCallIdentityCheck } from './call-identity.js';
+import { startTrace } from './call-trace.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
@@ -92,6 +93,11 @@ export function createLedger(given: LedgerOptions): Ledger {
   if (options.onEvent !== undefined && typeof options.onEvent !== 'function') {
     throw new GuardError('invalid_option', '`onEvent` must be a function');
   }
+  const onCallEvent = options.onCallEvent;
+  if (onCallEvent !== undefined && typeof onCallEvent !== 'function') {
+    throw new GuardError('invalid_option', '`onCallEvent` must be a function');
+  }
+  let calls = 0;
 
   const ctx: ExecutorContext = Object.freeze({
     storage: options.storage,
@@ -123,6 +129,14 @@ export function createLedger(given: LedgerOptions): Ledger {
   const defaultDrift = options.onArgsDrift ?? 'soft';
   const checkCall = createCallIdentityCheck(options.requestIdentity, options.logger);
 
+  /** Every refusal gets a BLOCKED receipt before the error reaches the caller. */
+  function withBlockedReceipt(run: Promise<unknown>): Promise<unknown> {
+    return run.catch(async (error: unknown) => {
+      if (error instanceof LedgerHardBlockError) await receiptBlocked(ctx, error.record, error);
+      throw error;
+    });
+  }
+
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
       // Preparing the call can throw (arguments with no JSON form, options that are not an object,
@@ -133,16 +147,26 @@ export function createLedger(given: LedgerOptions): Ledger {
         const read = readCallOptions(spec.name, callOptions);
         checkCall(spec, read, context);
         const call = readCallArguments(spec.name, () => prepareCall(spec, agentId, policyVersion, args, read, context));
-        run = execute(ctx, call, body, callOptions);
+        const trace = startTrace(onCallEvent, ctx.clock, ctx.logger, ++calls, call);
+        run = execute(ctx, call, body, callOptions, trace);
+        if (receipts !== undefined) run = withBlockedReceipt(run);
+        if (trace !== undefined) {
+          run = run.then(
+            (value) => {
+              trace.settled(true);
+              return value;
+            },
+            (error: unknown) => {
+              trace.settled(false, error);
+              throw error;
+            },
+          );
+        }
+        return run;
       } catch (error) {
         run = Promise.reject(error);
       }
-      if (receipts === undefined) return run;
-      // Every refusal gets a BLOCKED receipt before the error reaches the caller.
-      return run.catch(async (error: unknown) => {
-        if (error instanceof LedgerHardBlockError) await receiptBlocked(ctx, error.record, error);
-        throw error;
-      });
+      return receipts === undefined ? run : withBlockedReceipt(run);
     };
   }
 
