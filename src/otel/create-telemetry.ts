@@ -150,7 +150,10 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
       }
       return;
     }
-    if (event.type === 'call_settled') return settle(event);
+    if (event.type === 'call_settled') {
+      settle(event);
+      return;
+    }
     const state = calls.get(event.call.id);
     if (state === undefined || !state.span.isRecording()) return;
     const { span } = state;
