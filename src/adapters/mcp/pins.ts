@@ -212,7 +212,11 @@ export function createPinStore(storage: LedgerStorage, clock: () => number = Dat
     if (record === null) return { ok: false, code: 'pin_not_found', message: `Tool ${name} has no pin` };
     const pin = readPin(record, server, tool);
     if (pin.pending === null) {
-      return { ok: false, code: 'pin_not_pending', message: `Tool ${name} has no changed definition waiting for review` };
+      return {
+        ok: false,
+        code: 'pin_not_pending',
+        message: `Tool ${name} has no changed definition waiting for review`,
+      };
     }
     if (input.hash !== undefined && input.hash !== pin.pending.hash) {
       return {
@@ -231,7 +235,13 @@ export function createPinStore(storage: LedgerStorage, clock: () => number = Dat
     };
     const body =
       action === 'approve'
-        ? { hash: pin.pending.hash, definition: pin.pending.definition, pending: null, approvedBy: input.by, review: verdict }
+        ? {
+            hash: pin.pending.hash,
+            definition: pin.pending.definition,
+            pending: null,
+            approvedBy: input.by,
+            review: verdict,
+          }
         : { ...bodyOf(pin), pending: null, review: verdict };
     const next = pinRecord(key, server, tool, body, now, record);
     if (!(await write(key, next, record))) {
