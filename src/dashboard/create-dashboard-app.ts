@@ -23,6 +23,7 @@ import { transitionContent } from './pages/transition.js';
 import { DEFAULT_LIMITS, findRecord, listPage, type QueryLimits, summarize } from './queries.js';
 import { createReceiptChain } from './receipt-chain.js';
 import { parseListParams } from './request-params.js';
+import { bulkRoutes } from './routes/bulk.js';
 import type { Env, PageStatus, RouteKit } from './routes/kit.js';
 import { pinRoutes } from './routes/pins.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './static.js';
@@ -161,7 +162,12 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     const now = clock.now();
     const result = await listPage(named, parsed.params, now, limits);
     const status = parsed.error === undefined ? 200 : 400;
-    return page(c, `Transitions (${named.name})`, listContent(parsed.params, result, now, parsed.error), status);
+    const csrf = c.get('session')?.csrf;
+    const bulk =
+      noActions(c) === undefined && csrf !== undefined && result.records.length > 0
+        ? { csrf, bound: limits.bulkLimit }
+        : undefined;
+    return page(c, `Transitions (${named.name})`, listContent(parsed.params, result, now, parsed.error, bulk), status);
   });
 
   async function transitionPage(c: Context<Env>, key: string, message?: Html, status: 200 | 409 = 200) {
@@ -226,6 +232,7 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
 
   const kit: RouteKit = { options, clock, limits, page, form: actionForm, refuseAct, noActions };
   pinRoutes(app, kit);
+  bulkRoutes(app, kit);
 
   app.get('/receipts', async (c) => {
     const view = await chain?.view();

@@ -30,6 +30,8 @@ export interface QueryLimits {
   readonly stuckLimit: number;
   readonly scanLimit: number;
   readonly pageSize: number;
+  /** The most transitions one bulk action selects and runs. */
+  readonly bulkLimit: number;
 }
 
 /** The bounds the dashboard uses unless told otherwise. */
@@ -39,6 +41,7 @@ export const DEFAULT_LIMITS: QueryLimits = {
   stuckLimit: 1_000,
   scanLimit: 2_000,
   pageSize: 50,
+  bulkLimit: 100,
 };
 
 /** The outcome an operator reads: `EXPIRED` for an IN_FLIGHT record whose lease has passed. */
