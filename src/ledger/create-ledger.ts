@@ -8,7 +8,7 @@ import { optionsOf } from '../invalid-argument.js';
 import { markerScope } from './boundary-markers.js';
 import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { createCallIdentityCheck } from './call-identity.js';
-import { startTrace } from './call-trace.js';
+import { type CallTrace, startTrace } from './call-trace.js';
 import { type Body, type ExecutorContext, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import { markWorkerDead, releaseTransition, waitForTransition } from './operator-actions.js';
@@ -51,6 +51,20 @@ function receiptWriterOf(option: LedgerReceiptsOption | undefined): ReceiptWrite
   return 'write' in option && typeof option.write === 'function'
     ? option
     : createReceiptWriter({ sink: option.sink, signer: option.signer });
+}
+
+/** Tell `trace` how `run` settled; a function of its own, so an unobserved call captures nothing. */
+function settledIn(trace: CallTrace, run: Promise<unknown>): Promise<unknown> {
+  return run.then(
+    (value) => {
+      trace.settled(true);
+      return value;
+    },
+    (error: unknown) => {
+      trace.settled(false, error);
+      throw error;
+    },
+  );
 }
 
 /**
@@ -147,22 +161,11 @@ export function createLedger(given: LedgerOptions): Ledger {
         const read = readCallOptions(spec.name, callOptions);
         checkCall(spec, read, context);
         const call = readCallArguments(spec.name, () => prepareCall(spec, agentId, policyVersion, args, read, context));
-        const trace = startTrace(onCallEvent, ctx.clock, ctx.logger, ++calls, call);
+        const trace =
+          onCallEvent === undefined ? undefined : startTrace(onCallEvent, ctx.clock, ctx.logger, ++calls, call);
         run = execute(ctx, call, body, callOptions, trace);
         if (receipts !== undefined) run = withBlockedReceipt(run);
-        if (trace !== undefined) {
-          run = run.then(
-            (value) => {
-              trace.settled(true);
-              return value;
-            },
-            (error: unknown) => {
-              trace.settled(false, error);
-              throw error;
-            },
-          );
-        }
-        return run;
+        return trace === undefined ? run : settledIn(trace, run);
       } catch (error) {
         run = Promise.reject(error);
       }
