@@ -9,7 +9,9 @@ import { isoTime } from './layout.js';
 
 function status(pin: ToolPin): Html {
   if (pin.pending !== null) return html`<span class="badge o-BLOCKED">quarantined: review pending</span>`;
-  if (pin.review?.action === 'rejected') return html`<span class="badge o-UNKNOWN">rejected change</span>`;
+  if (pin.review?.action === 'rejected') {
+    return html`<span class="badge o-UNKNOWN">pinned; a change was rejected</span>`;
+  }
   return html`<span class="badge o-COMPLETED">pinned</span>`;
 }
 
