@@ -2,6 +2,7 @@
  * Bulk action pages: the form under a filtered list, the impact preview (how many, which, what will
  * happen to each), and the report of what happened to each.
  */
+import type { TransitionRecord } from '../../ledger/transition-record.js';
 import type { ActionRequest } from '../actions.js';
 import { type BulkItemResult, type BulkSelection, bulkImpact } from '../bulk.js';
 import { shownOutcome } from '../queries.js';
@@ -97,6 +98,14 @@ ${requestFields(request)}
 </div>`;
 }
 
+function doneDetail(request: ActionRequest, record: TransitionRecord): string {
+  if (request.kind === 'release_not_executed') {
+    return `released as not executed: the next call runs the tool once more (still ${record.outcome} until then)`;
+  }
+  if (request.kind === 'mark_dead') return 'lease ended: the next call finds it EXPIRED';
+  return `now ${record.outcome}: the next call returns the recorded result`;
+}
+
 /** What happened to each transition. */
 export function bulkResultsContent(ledger: string, request: ActionRequest, results: readonly BulkItemResult[]): Html {
   const done = results.filter((result) => result.ok).length;
@@ -106,7 +115,7 @@ export function bulkResultsContent(ledger: string, request: ActionRequest, resul
     (result) =>
       html`<tr data-key="${result.key}" data-result="${result.ok ? 'done' : 'refused'}"><td class="key"><a href="/t/${encodeURIComponent(result.key)}">${result.key.slice(0, 16)}…</a></td>${
         result.ok
-          ? html`<td>${result.record.tool}</td><td>done</td><td>now ${result.record.outcome}; receipt <code>${result.record.receiptRef ?? 'none (receipts off)'}</code></td>`
+          ? html`<td>${result.record.tool}</td><td>done</td><td>${doneDetail(request, result.record)}; receipt <code>${result.record.receiptRef ?? 'none (receipts off)'}</code></td>`
           : html`<td>${result.tool ?? '-'}</td><td>refused</td><td><code>${result.code}</code>: ${result.message}</td>`
       }</tr>`,
   )}</tbody></table>
