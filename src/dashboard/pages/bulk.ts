@@ -98,16 +98,21 @@ ${requestFields(request)}
 </div>`;
 }
 
-function doneDetail(request: ActionRequest, record: TransitionRecord): string {
+function doneDetail(request: ActionRequest, record: TransitionRecord, now: number): string {
   if (request.kind === 'release_not_executed') {
-    return `released as not executed: the next call runs the tool once more (still ${record.outcome} until then)`;
+    return `released as not executed: the next call runs the tool once more (still ${shownOutcome(record, now)} until then)`;
   }
   if (request.kind === 'mark_dead') return 'lease ended: the next call finds it EXPIRED';
   return `now ${record.outcome}: the next call returns the recorded result`;
 }
 
 /** What happened to each transition. */
-export function bulkResultsContent(ledger: string, request: ActionRequest, results: readonly BulkItemResult[]): Html {
+export function bulkResultsContent(
+  ledger: string,
+  request: ActionRequest,
+  results: readonly BulkItemResult[],
+  now: number,
+): Html {
   const done = results.filter((result) => result.ok).length;
   const summary = `${TITLES[request.kind]} by ${request.by}: ${done} done, ${results.length - done} refused`;
   return html`${flash(done === results.length ? 'ok' : 'bad', summary)}
@@ -115,7 +120,7 @@ export function bulkResultsContent(ledger: string, request: ActionRequest, resul
     (result) =>
       html`<tr data-key="${result.key}" data-result="${result.ok ? 'done' : 'refused'}"><td class="key"><a href="/t/${encodeURIComponent(result.key)}">${result.key.slice(0, 16)}…</a></td>${
         result.ok
-          ? html`<td>${result.record.tool}</td><td>done</td><td>${doneDetail(request, result.record)}; receipt <code>${result.record.receiptRef ?? 'none (receipts off)'}</code></td>`
+          ? html`<td>${result.record.tool}</td><td>done</td><td>${doneDetail(request, result.record, now)}; receipt <code>${result.record.receiptRef ?? 'none (receipts off)'}</code></td>`
           : html`<td>${result.tool ?? '-'}</td><td>refused</td><td><code>${result.code}</code>: ${result.message}</td>`
       }</tr>`,
   )}</tbody></table>

@@ -50,6 +50,6 @@ export function bulkRoutes(app: Hono<Env>, kit: RouteKit): void {
       return page(c, 'Bulk action', flash('bad', message), 400);
     }
     const results = await runBulk(named, keys, action.value, options.onError);
-    return page(c, `Bulk action (${named.name})`, bulkResultsContent(named.name, action.value, results));
+    return page(c, `Bulk action (${named.name})`, bulkResultsContent(named.name, action.value, results, clock.now()));
   });
 }
