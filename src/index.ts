@@ -383,6 +383,8 @@ export type {
   AuditInput,
   CallOptions,
   Ledger,
+  LedgerCallEvent,
+  LedgerCallInfo,
   LedgeredFunction,
   LedgerLogger,
   LedgerOptions,

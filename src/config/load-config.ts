@@ -16,6 +16,7 @@ import { createLedger } from '../ledger/create-ledger.js';
 import type { ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
 import type {
   Ledger,
+  LedgerCallEvent,
   LedgerEvent,
   LedgerLogger,
   LedgerOptions,
@@ -49,7 +50,9 @@ export type ConfigEvent =
   | PrepareMessagesEvent
   | { readonly type: 'fuse'; readonly event: FuseEvent }
   | { readonly type: 'snapshot'; readonly event: SnapshotEvent }
-  | { readonly type: 'ledger'; readonly event: LedgerEvent };
+  | { readonly type: 'ledger'; readonly event: LedgerEvent }
+  /** A step of one guarded call (see `LedgerOptions.onCallEvent`). */
+  | { readonly type: 'call'; readonly event: LedgerCallEvent };
 
 /** Options of {@link loadConfig}. */
 export interface LoadConfigOptions {
@@ -131,7 +134,12 @@ function ledgerOptions(transition: TransitionSettings, options: LoadConfigOption
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.ownerId === undefined ? {} : { ownerId: options.ownerId }),
-    ...(emit === undefined ? {} : { onEvent: (event: LedgerEvent) => emit({ type: 'ledger', event }) }),
+    ...(emit === undefined
+      ? {}
+      : {
+          onEvent: (event: LedgerEvent) => emit({ type: 'ledger', event }),
+          onCallEvent: (event: LedgerCallEvent) => emit({ type: 'call', event }),
+        }),
   };
 }
 

@@ -10,7 +10,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { systemClock } from '../core/clock.js';
 import { GuardError } from '../errors.js';
 import { type ActionForm, parseAction, runAction } from './actions.js';
-import { createSessionStore, type DashboardSession, hostName, sameSecret, scopeOf, type TokenScope } from './auth.js';
+import { createSessionStore, hostName, sameSecret, scopeOf } from './auth.js';
 import type { DashboardOptions } from './dashboard-options.js';
 import { confirmContent } from './pages/confirm.js';
 import { type Html, html } from './pages/html.js';
@@ -23,6 +23,9 @@ import { transitionContent } from './pages/transition.js';
 import { DEFAULT_LIMITS, findRecord, listPage, type QueryLimits, summarize } from './queries.js';
 import { createReceiptChain } from './receipt-chain.js';
 import { parseListParams } from './request-params.js';
+import { bulkRoutes } from './routes/bulk.js';
+import type { Env, PageStatus, RouteKit } from './routes/kit.js';
+import { pinRoutes } from './routes/pins.js';
 import { DASHBOARD_CSS, DASHBOARD_JS } from './static.js';
 
 /** The cookie that carries a browser session. */
@@ -38,10 +41,6 @@ const CSP = [
   "frame-ancestors 'none'",
   "base-uri 'none'",
 ].join('; ');
-
-interface Env {
-  Variables: { session: DashboardSession | undefined; scope: TokenScope | undefined };
-}
 
 /**
  * Build the dashboard app; serve it with `@hono/node-server`, or call `app.request` in tests.
@@ -60,7 +59,7 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
   const ledgerNames = options.ledgers.map((named) => named.name);
   const app = new Hono<Env>();
 
-  const page = (c: Context<Env>, title: string, content: Html, status: 200 | 400 | 403 | 404 | 409 | 503 = 200) =>
+  const page = (c: Context<Env>, title: string, content: Html, status: PageStatus = 200) =>
     c.html(layout({ title, scope: c.get('scope'), readOnly, ledgers: ledgerNames }, content).toString(), status);
 
   app.use('*', async (c, next) => {
@@ -163,7 +162,12 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     const now = clock.now();
     const result = await listPage(named, parsed.params, now, limits);
     const status = parsed.error === undefined ? 200 : 400;
-    return page(c, `Transitions (${named.name})`, listContent(parsed.params, result, now, parsed.error), status);
+    const csrf = c.get('session')?.csrf;
+    const bulk =
+      noActions(c) === undefined && csrf !== undefined && result.records.length > 0
+        ? { csrf, bound: limits.bulkLimit }
+        : undefined;
+    return page(c, `Transitions (${named.name})`, listContent(parsed.params, result, now, parsed.error, bulk), status);
   });
 
   async function transitionPage(c: Context<Env>, key: string, message?: Html, status: 200 | 409 = 200) {
@@ -225,6 +229,10 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     const done = `Done: ${parsed.value.kind.replaceAll('_', ' ')} by ${parsed.value.by}; now ${outcome.record.outcome}`;
     return c.redirect(`/t/${encodeURIComponent(key)}?done=${encodeURIComponent(done)}`, 303);
   });
+
+  const kit: RouteKit = { options, clock, limits, page, form: actionForm, refuseAct, noActions };
+  pinRoutes(app, kit);
+  bulkRoutes(app, kit);
 
   app.get('/receipts', async (c) => {
     const view = await chain?.view();

@@ -31,6 +31,8 @@ export interface QueryLimits {
   readonly stuckLimit: number;
   readonly scanLimit: number;
   readonly pageSize: number;
+  /** The most transitions one bulk action selects and runs. */
+  readonly bulkLimit: number;
 }
 
 /** The bounds the dashboard uses unless told otherwise. */
@@ -40,6 +42,7 @@ export const DEFAULT_LIMITS: QueryLimits = {
   stuckLimit: 1_000,
   scanLimit: 2_000,
   pageSize: 50,
+  bulkLimit: 100,
 };
 
 /** The outcome an operator reads: `EXPIRED` for an IN_FLIGHT record whose lease has passed. */
@@ -213,4 +216,12 @@ export async function findRecord(
     if (record !== null) return { named, record };
   }
   return undefined;
+}
+
+/** The list page's query, as the URL carries it. */
+export interface ListParams extends ListFilter {
+  readonly ledger: string;
+  /** The time range as typed, for the form. */
+  readonly fromText?: string;
+  readonly toText?: string;
 }

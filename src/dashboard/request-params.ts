@@ -2,7 +2,7 @@
  * The list page's URL parameters, checked: unknown outcomes and unreadable times are reported on
  * the page, not silently dropped into a wider query.
  */
-import type { ListParams } from './pages/list.js';
+import type { ListParams } from './queries.js';
 import { FILTER_OUTCOMES } from './queries.js';
 
 function text(query: URLSearchParams, name: string): string | undefined {

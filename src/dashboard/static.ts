@@ -62,6 +62,10 @@ dl.facts { display:grid; grid-template-columns:max-content 1fr; gap:.25rem 1rem;
 dl.facts dt { color:var(--muted); }
 dl.facts dd { margin:0; word-break:break-all; }
 .pager { margin-top:.8rem; }
+pre { margin:0; white-space:pre-wrap; word-break:break-word; }
+table[data-pin-diff] td { width:45%; }
+table[data-pin-diff] td:first-child { width:10%; }
+form[data-bulk] { max-width:none; }
 .live { font-size:12px; color:#9fb0cc; }
 `;
 

@@ -9,6 +9,7 @@ import { durationOption, textOption } from '../option-checks.js';
 import { markerScope } from './boundary-markers.js';
 import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { createCallIdentityCheck } from './call-identity.js';
+import { type CallTrace, startTrace } from './call-trace.js';
 import { type Body, scheduleOn } from './claim-records.js';
 import { execute } from './execute.js';
 import type { ExecutorContext } from './executor-context.js';
@@ -43,6 +44,20 @@ function receiptWriterOf(option: LedgerReceiptsOption | undefined): ReceiptWrite
   return 'write' in option && typeof option.write === 'function'
     ? option
     : createReceiptWriter({ sink: option.sink, signer: option.signer });
+}
+
+/** Tell `trace` how `run` settled; a function of its own, so an unobserved call captures nothing. */
+function settledIn(trace: CallTrace, run: Promise<unknown>): Promise<unknown> {
+  return run.then(
+    (value) => {
+      trace.settled(true);
+      return value;
+    },
+    (error: unknown) => {
+      trace.settled(false, error);
+      throw error;
+    },
+  );
 }
 
 /**
@@ -99,6 +114,11 @@ export function createLedger(given: LedgerOptions): Ledger {
       `\`presumedDeadAfterMs\` must be a non-negative number, got \`${presumedDeadAfterMs}\``,
     );
   }
+  const onCallEvent = options.onCallEvent;
+  if (onCallEvent !== undefined && typeof onCallEvent !== 'function') {
+    throw new InvalidOptionError('onCallEvent', '`onCallEvent` must be a function');
+  }
+  let calls = 0;
 
   const ctx: ExecutorContext = Object.freeze({
     storage: options.storage,
@@ -132,6 +152,14 @@ export function createLedger(given: LedgerOptions): Ledger {
   const defaultDrift = options.onArgsDrift ?? 'soft';
   const checkCall = createCallIdentityCheck(options.requestIdentity, options.logger);
 
+  /** Every refusal gets a BLOCKED receipt before the error reaches the caller. */
+  function withBlockedReceipt(run: Promise<unknown>): Promise<unknown> {
+    return run.catch(async (error: unknown) => {
+      if (error instanceof LedgerHardBlockError) await receiptBlocked(ctx, error.record, error);
+      throw error;
+    });
+  }
+
   function wrap(spec: ResolvedSpec, body: Body) {
     return function ledgered(args: unknown, callOptions: TaskCallOptions = {}): Promise<unknown> {
       // Preparing the call can throw (arguments with no JSON form, options that are not an object,
@@ -142,16 +170,15 @@ export function createLedger(given: LedgerOptions): Ledger {
         const read = readCallOptions(spec.name, callOptions);
         checkCall(spec, read, context);
         const call = readCallArguments(spec.name, () => prepareCall(spec, agentId, policyVersion, args, read, context));
-        run = execute(ctx, call, body, callOptions);
+        const trace =
+          onCallEvent === undefined ? undefined : startTrace(onCallEvent, ctx.clock, ctx.logger, ++calls, call);
+        run = execute(ctx, call, body, callOptions, trace);
+        if (receipts !== undefined) run = withBlockedReceipt(run);
+        return trace === undefined ? run : settledIn(trace, run);
       } catch (error) {
         run = Promise.reject(error);
       }
-      if (receipts === undefined) return run;
-      // Every refusal gets a BLOCKED receipt before the error reaches the caller.
-      return run.catch(async (error: unknown) => {
-        if (error instanceof LedgerHardBlockError) await receiptBlocked(ctx, error.record, error);
-        throw error;
-      });
+      return receipts === undefined ? run : withBlockedReceipt(run);
     };
   }
 

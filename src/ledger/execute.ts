@@ -12,6 +12,7 @@ import {
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
+import type { CallTrace } from './call-trace.js';
 import { type Body, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';
 import { resolveHardBlock } from './hard-block.js';
@@ -50,13 +51,17 @@ export async function execute(
   call: PreparedCall,
   body: Body,
   options: CallOptions,
+  trace?: CallTrace,
 ): Promise<unknown> {
   // An abort before the claim leaves no record: nothing was attempted.
   if (options.abortSignal?.aborted === true) throw options.abortSignal.reason;
   const hazards = checkStorageHazards(ctx, call);
   if (hazards !== undefined) await hazards;
   const met = await createOrMeet(ctx, call);
-  if ('claimed' in met) return await runClaimed(ctx, call, met.claimed, body, options);
+  if ('claimed' in met) {
+    trace?.claimed(met.claimed, 'fresh');
+    return await runClaimed(ctx, call, met.claimed, body, options, trace);
+  }
   let existing = met.existing;
 
   const start = ctx.clock.now();
@@ -67,6 +72,7 @@ export async function execute(
     for (;;) {
       const now = ctx.clock.now();
       const decision = resolveGate(existing, call.attempt, now);
+      trace?.gate(existing, decision);
       switch (decision.gate) {
         case 'RETURN':
           return readStoredResult(existing);
@@ -106,10 +112,14 @@ export async function execute(
         case 'HARD_BLOCK':
         case 'REPAIR': {
           const resolution = await resolveHardBlock(ctx, call, existing, decision);
-          if (resolution.kind === 'return') return resolution.value;
+          if (resolution.kind === 'return') {
+            trace?.recorded(resolution.record);
+            return resolution.value;
+          }
           if (resolution.kind === 'run') {
             watch?.close();
-            return await runClaimed(ctx, call, resolution.record, body, options);
+            trace?.claimed(resolution.record, resolution.via);
+            return await runClaimed(ctx, call, resolution.record, body, options, trace);
           }
           existing = resolution.record;
           continue;
@@ -118,7 +128,8 @@ export async function execute(
       const next = takeoverRecord(ctx, call, existing, now, { claim: `${decision.gate}: ${decision.reason}` });
       if (await tryTakeover(ctx, existing, next)) {
         watch?.close();
-        return await runClaimed(ctx, call, next, body, options);
+        trace?.claimed(next, 'takeover');
+        return await runClaimed(ctx, call, next, body, options, trace);
       }
       existing = await reread(ctx, existing.key);
     }

@@ -20,8 +20,8 @@ import type { ReconcileVerdict } from './types.js';
 
 /** The next step after a hard block. */
 export type HardBlockResolution =
-  | { readonly kind: 'run'; readonly record: TransitionRecord }
-  | { readonly kind: 'return'; readonly value: unknown }
+  | { readonly kind: 'run'; readonly record: TransitionRecord; readonly via: 'release' | 'reconciled' }
+  | { readonly kind: 'return'; readonly value: unknown; readonly record: TransitionRecord }
   /** The record changed under us: resolve its gate again. */
   | { readonly kind: 'again'; readonly record: TransitionRecord };
 
@@ -87,7 +87,7 @@ export async function resolveHardBlock(
       operatorResolution: { ...release, consumedAt: now },
       claim: `operator release: not_executed, verified by ${release.by}`,
     });
-    if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
+    if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next, via: 'release' };
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }
 
@@ -118,7 +118,7 @@ export async function resolveHardBlock(
     };
     if (await tryTakeover(ctx, existing, next)) {
       await afterRecorded(ctx, next);
-      return { kind: 'return', value: readStoredResult(next) };
+      return { kind: 'return', value: readStoredResult(next), record: next };
     }
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }
@@ -127,7 +127,7 @@ export async function resolveHardBlock(
       proven: true,
       claim: `reconciled: \`${ref}\` NOT_EXECUTED`,
     });
-    if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next };
+    if (await tryTakeover(ctx, existing, next)) return { kind: 'run', record: next, via: 'reconciled' };
     return { kind: 'again', record: await reread(ctx, existing.key, existing) };
   }
   throw new LedgerHardBlockError(

@@ -20,6 +20,7 @@ import type { TransitionRecord } from '../storage/transition-record.js';
 import { ActiveClaim } from './active-claim.js';
 import { failureOutcome, rejectedOutcome } from './ambiguous-failure.js';
 import { markerScope } from './boundary-markers.js';
+import type { CallTrace } from './call-trace.js';
 import type { Body } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
@@ -27,7 +28,7 @@ import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { toRecordedError, toStoredResult } from './stored-result.js';
 import type { CallOptions } from './types.js';
 
-function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): () => void {
+function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number, trace: CallTrace | undefined): () => void {
   if (ttl <= 0 || ctx.renewIntervalMs === 0) return () => undefined;
   const interval = Math.max(1, ctx.renewIntervalMs ?? Math.floor(ttl / 3));
   const { schedule } = ctx;
@@ -37,10 +38,12 @@ function startRenewal(ctx: ExecutorContext, claim: ActiveClaim, ttl: number): ()
     claim
       .write('renewLease', (_current, now) => ({ leaseUntil: now + ttl, lastHeartbeatAt: now }))
       .then(
-        () => {
+        (renewed) => {
+          trace?.leaseRenewed(renewed);
           if (!stopped) cancel = schedule(interval, tick);
         },
         (error: unknown) => {
+          if (error instanceof LedgerFencedError) trace?.fenced(claim.record);
           // A fenced or unreachable owner stops renewing; its completion will be refused or retried.
           if (!stopped)
             ctx.logger?.warn?.('Lease renewal stopped', { key: claim.record.key, error: toRecordedError(error) });
@@ -66,16 +69,17 @@ export async function runClaimed(
   record: TransitionRecord,
   body: Body,
   options: CallOptions,
+  trace?: CallTrace,
 ): Promise<unknown> {
   const ttl = call.spec.leaseTtlMs ?? ctx.leaseTtlMs;
   const claim = new ActiveClaim(ctx.storage, record, ctx.clock, ttl);
   const signal = options.abortSignal;
   if (signal?.aborted === true) {
     // Aborted between the claim and the body: nothing ran, and the record says so.
-    await recordFailure(ctx, claim, signal.reason, failureOutcome(claim.boundary));
+    await recordFailure(ctx, claim, signal.reason, failureOutcome(claim.boundary), trace);
     throw signal.reason;
   }
-  const stopRenewal = startRenewal(ctx, claim, ttl);
+  const stopRenewal = startRenewal(ctx, claim, ttl, trace);
   const settled = (async (): Promise<Settled> => {
     try {
       const value = await markerScope.run({ claim, logger: ctx.logger, warned: ctx.markerWarned }, () =>
@@ -88,7 +92,7 @@ export async function runClaimed(
       stopRenewal();
     }
   })();
-  const recorded = settled.then((outcome) => recordOutcome(ctx, call, claim, outcome));
+  const recorded = settled.then((outcome) => recordOutcome(ctx, call, claim, outcome, trace));
   if (signal === undefined) return await recorded;
   return await answerOrAbort(ctx, claim, recorded, signal);
 }
@@ -139,11 +143,13 @@ async function recordOutcome(
   call: PreparedCall,
   claim: ActiveClaim,
   outcome: Settled,
+  trace: CallTrace | undefined,
 ): Promise<unknown> {
   if (!outcome.ok) {
     const { error, aborted } = outcome;
     const { spendability } = call.spec;
-    await recordFailure(ctx, claim, error, rejectedOutcome({ boundary: claim.boundary, spendability, error, aborted }));
+    const failed = rejectedOutcome({ boundary: claim.boundary, spendability, error, aborted });
+    await recordFailure(ctx, claim, error, failed, trace);
     throw outcome.error;
   }
   const { value } = outcome;
@@ -161,7 +167,10 @@ async function recordOutcome(
       receiptRef: receiptRefFor(ctx, 'outcome', current.version + 1),
     }));
   } catch (error) {
-    if (error instanceof LedgerFencedError) throw error;
+    if (error instanceof LedgerFencedError) {
+      trace?.fenced(record);
+      throw error;
+    }
     // The effect happened and the caller gets its result; the record stays IN_FLIGHT (ambiguous),
     // so a redispatch after the lease will be blocked or reconciled, never silently re-run.
     ctx.logger?.error?.('Completion could not be recorded', {
@@ -171,6 +180,7 @@ async function recordOutcome(
     });
     return value;
   }
+  trace?.recorded(completed);
   // The receipt never changes the result: its failures go to the logger, and the sweep repairs them.
   if (ctx.receipts !== undefined || ctx.onEvent !== undefined) await afterRecorded(ctx, completed);
   return value;
@@ -181,6 +191,7 @@ async function recordFailure(
   claim: ActiveClaim,
   error: unknown,
   outcome: Outcome,
+  trace: CallTrace | undefined,
 ): Promise<void> {
   let failed: TransitionRecord;
   try {
@@ -193,6 +204,7 @@ async function recordFailure(
       receiptRef: receiptRefFor(ctx, 'outcome', current.version + 1),
     }));
   } catch (storageError) {
+    if (storageError instanceof LedgerFencedError) trace?.fenced(claim.record);
     // The tool's own error wins; the record stays IN_FLIGHT and its lease decides what comes next.
     ctx.logger?.error?.('Failure could not be recorded', {
       key: claim.record.key,
@@ -200,5 +212,6 @@ async function recordFailure(
     });
     return;
   }
+  trace?.recorded(failed);
   await afterRecorded(ctx, failed);
 }

@@ -3,7 +3,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { DecisionVerdict } from '../storage/decision.js';
-import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
+import type { Gate, RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
 import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
 import type { Receipt } from '../storage/receipt.js';
 import type { ReceiptSink } from '../storage/receipt-sink.js';
@@ -77,6 +77,71 @@ export type LedgerEvent =
       readonly receiptId: string;
       readonly receipt: Receipt | null;
       readonly record: TransitionRecord;
+    };
+
+/** The call a {@link LedgerCallEvent} belongs to. */
+export interface LedgerCallInfo {
+  /** Unique per call within this ledger object (a counter), so an observer can tell concurrent calls apart. */
+  readonly id: number;
+  readonly key: string;
+  readonly tool: string;
+  readonly kind: 'tool' | 'task';
+  readonly sideEffectClass: SideEffectClass;
+  readonly ticket: string | null;
+}
+
+/**
+ * What the ledger reports through `onCallEvent`, for each guarded call from its start to its end:
+ *
+ * - `call_started`: the arguments are read and the key is known; nothing is claimed yet;
+ * - `gate`: the call met an existing record and its gate was resolved (once per poll wake-up);
+ * - `claimed`: this call holds the claim: a fresh record, a takeover of an expired or failed one, a
+ *   consumed operator release, or a reconciler's proven NOT_EXECUTED;
+ * - `lease_renewed`: the running body's lease was extended;
+ * - `fenced`: another owner took the claim over; this call can write no more;
+ * - `recorded`: this call wrote the outcome (COMPLETED, FAILED_*, UNKNOWN, or a reconciled result);
+ * - `call_settled`: the call returned (`ok`) or threw, with the last record it saw.
+ *
+ * `at` is the ledger clock's epoch ms. Called synchronously; a throwing hook is reported through
+ * `logger` and ignored.
+ */
+export type LedgerCallEvent =
+  | { readonly type: 'call_started'; readonly call: LedgerCallInfo; readonly at: number }
+  | {
+      readonly type: 'gate';
+      readonly call: LedgerCallInfo;
+      readonly record: TransitionRecord;
+      readonly gate: Gate;
+      readonly reason: string;
+      readonly at: number;
+    }
+  | {
+      readonly type: 'claimed';
+      readonly call: LedgerCallInfo;
+      readonly record: TransitionRecord;
+      readonly via: 'fresh' | 'takeover' | 'release' | 'reconciled';
+      readonly at: number;
+    }
+  | {
+      readonly type: 'lease_renewed' | 'fenced' | 'recorded';
+      readonly call: LedgerCallInfo;
+      readonly record: TransitionRecord;
+      readonly at: number;
+    }
+  | {
+      readonly type: 'call_settled';
+      readonly call: LedgerCallInfo;
+      readonly ok: true;
+      readonly record: TransitionRecord | null;
+      readonly at: number;
+    }
+  | {
+      readonly type: 'call_settled';
+      readonly call: LedgerCallInfo;
+      readonly ok: false;
+      readonly record: TransitionRecord | null;
+      readonly error: unknown;
+      readonly at: number;
     };
 
 /** Options of {@link Ledger.sweepReceipts}. */
@@ -163,6 +228,12 @@ export interface LedgerOptions {
    * completion and its receipt.
    */
   readonly onEvent?: (event: LedgerEvent) => void;
+  /**
+   * Observe every guarded call step by step, from its start to its end (see {@link LedgerCallEvent}):
+   * claims, gate decisions and polls, lease renewals, fences, the recorded outcome. Telemetry uses it
+   * for one span per call. Without it the claim path builds no event.
+   */
+  readonly onCallEvent?: (event: LedgerCallEvent) => void;
 }
 
 /** Per-call options: the same shape as an AI SDK tool's `execute` options. */

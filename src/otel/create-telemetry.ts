@@ -1,11 +1,15 @@
 /**
  * OpenTelemetry for guarded calls, attached through the hooks hyphae already has: the ledger's
- * `onEvent`, the fuse box's `onEvent`, and `loadConfig`'s `onEvent` (which carries both).
+ * `onEvent` and `onCallEvent`, the fuse box's `onEvent`, and `loadConfig`'s `onEvent` (which carries
+ * them all).
  *
- * - A transition that reaches an outcome (or is released, or its worker marked dead) enriches the
- *   active span — the framework's own tool span — with the GenAI tool attributes and hyphae's own;
- *   without an active span it gets a span of its own, `execute_tool {tool}`, from the claim to the
- *   outcome (the record's own times).
+ * - A whole guarded call — from its start through its gate decisions, polls, claim, lease renewals
+ *   and fence, to how it settled — is one span: the active span (the framework's own tool span)
+ *   when there is one, enriched; otherwise a span of its own, `execute_tool {tool}`. Each step is a
+ *   span event, and the final record's attributes go on the span.
+ * - A release or a worker marked dead (no call of its own) enriches the active span, or gets a
+ *   short span of its own. Given only `onEvent` (no call hook), an outcome does the same, from the
+ *   record's first attempt to its outcome.
  * - Each fuse verdict is an event `gen_ai.guardrail.result` on the active span.
  * - Metrics: verdicts by fuse and result, transitions by outcome, tool duration, hard blocks.
  *
@@ -14,7 +18,7 @@
 import type { ConfigEvent } from '../config/load-config.js';
 import type { FuseEvent } from '../fuses/events.js';
 import { checkOptions } from '../invalid-argument.js';
-import type { LedgerEvent } from '../ledger/types.js';
+import type { LedgerCallEvent, LedgerEvent } from '../ledger/types.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import type { OtelApi, OtelAttributes, OtelMeter, OtelSpan, OtelTracer } from './otel-types.js';
 
@@ -33,6 +37,13 @@ export interface TelemetryOptions {
 /** The hooks to pass to `createLedger`, `createFuseBox` or `loadConfig` as `onEvent`. */
 export interface Telemetry {
   readonly onLedgerEvent: (event: LedgerEvent) => void;
+  /** The ledger's `onCallEvent`: one span per guarded call. */
+  readonly onCallEvent: (event: LedgerCallEvent) => void;
+  /** Both ledger hooks, to spread into `createLedger({ ...telemetry.ledgerHooks })`. */
+  readonly ledgerHooks: {
+    readonly onEvent: (event: LedgerEvent) => void;
+    readonly onCallEvent: (event: LedgerCallEvent) => void;
+  };
   readonly onFuseEvent: (event: FuseEvent) => void;
   readonly onConfigEvent: (event: ConfigEvent) => void;
 }
@@ -94,11 +105,94 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     unit: 's',
   });
 
+  /** The span of each call in progress, by call id: its own, or the active span it enriches. */
+  const calls = new Map<number, { readonly span: OtelSpan; readonly own: boolean; polls: number }>();
+  // Once the call hook is attached, calls make the spans and count the hard blocks.
+  let callsObserved = false;
+
+  function settle(event: Extract<LedgerCallEvent, { type: 'call_settled' }>): void {
+    const state = calls.get(event.call.id);
+    calls.delete(event.call.id);
+    const error = event.ok ? undefined : (event.error as { code?: unknown; name?: unknown; message?: unknown });
+    if (error?.code === 'ledger_hard_block') hardBlocks?.add(1, { 'gen_ai.tool.name': event.call.tool });
+    if (state === undefined) return;
+    const { span } = state;
+    if (span.isRecording()) {
+      const attributes: OtelAttributes =
+        event.record === null
+          ? {
+              'gen_ai.operation.name': 'execute_tool',
+              'gen_ai.tool.name': event.call.tool,
+              'hyphae.transition.key': event.call.key,
+              'hyphae.transition.kind': event.call.kind,
+            }
+          : transitionAttributes(event.record, recordResults);
+      attributes['hyphae.call.result'] = event.ok ? 'returned' : 'threw';
+      attributes['hyphae.polls'] = state.polls;
+      if (error !== undefined) {
+        const type =
+          typeof error.code === 'string' ? error.code : typeof error.name === 'string' ? error.name : 'Error';
+        attributes['error.type'] = type;
+        if (state.own) span.setStatus({ code: ERROR, message: String(error.message ?? type) });
+      }
+      span.setAttributes(attributes);
+    }
+    if (state.own) span.end(event.at);
+  }
+
+  function onCallEvent(event: LedgerCallEvent): void {
+    callsObserved = true;
+    if (event.type === 'call_started') {
+      const current = active();
+      if (current?.isRecording() === true) {
+        calls.set(event.call.id, { span: current, own: false, polls: 0 });
+      } else if (tracer !== undefined) {
+        const own = tracer.startSpan(`execute_tool ${event.call.tool}`, { startTime: event.at, kind: 0 });
+        calls.set(event.call.id, { span: own, own: true, polls: 0 });
+      }
+      return;
+    }
+    if (event.type === 'call_settled') {
+      settle(event);
+      return;
+    }
+    const state = calls.get(event.call.id);
+    if (state === undefined || !state.span.isRecording()) return;
+    const { span } = state;
+    const { record } = event;
+    switch (event.type) {
+      case 'gate':
+        if (event.gate === 'POLL') state.polls++;
+        span.addEvent(
+          'hyphae.gate',
+          { 'hyphae.gate': event.gate, 'hyphae.gate.reason': event.reason, 'hyphae.outcome': record.outcome },
+          event.at,
+        );
+        return;
+      case 'claimed':
+        span.addEvent(
+          'hyphae.claim',
+          { 'hyphae.claim.via': event.via, 'hyphae.fence': record.fence, 'hyphae.attempts': record.attempts },
+          event.at,
+        );
+        return;
+      case 'lease_renewed':
+        span.addEvent('hyphae.lease_renewed', { 'hyphae.lease_until': record.leaseUntil ?? 0 }, event.at);
+        return;
+      case 'fenced':
+        span.addEvent('hyphae.fenced', { 'hyphae.fence': record.fence }, event.at);
+        return;
+      case 'recorded':
+        span.addEvent('hyphae.transition_recorded', { 'hyphae.outcome': record.outcome }, event.at);
+        return;
+    }
+  }
+
   function onLedgerEvent(event: LedgerEvent): void {
     if (event.type === 'receipt_written') {
-      // A hard block on a record that stays UNKNOWN is seen only through its BLOCKED receipt (one per
-      // record version; none without receipts).
-      if (event.receipt?.outcome === 'BLOCKED') {
+      // Without the call hook, a hard block on a record that stays UNKNOWN is seen only through its
+      // BLOCKED receipt (one per record version; none without receipts).
+      if (!callsObserved && event.receipt?.outcome === 'BLOCKED') {
         hardBlocks?.add(1, { 'gen_ai.tool.name': event.record.tool });
         active()?.addEvent('hyphae.hard_block', { 'hyphae.transition.key': event.record.key });
       }
@@ -108,10 +202,12 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     const action = actionOf(record);
     const metricAttributes = { 'gen_ai.tool.name': record.tool, 'hyphae.outcome': record.outcome };
     transitions?.add(1, { ...metricAttributes, 'hyphae.action': action });
-    if (record.outcome === 'BLOCKED') hardBlocks?.add(1, { 'gen_ai.tool.name': record.tool });
+    if (!callsObserved && record.outcome === 'BLOCKED') hardBlocks?.add(1, { 'gen_ai.tool.name': record.tool });
     if (action === 'outcome' && record.completedAt !== null) {
       duration?.record(Math.max(0, record.completedAt - record.firstAttemptAt) / 1000, metricAttributes);
     }
+    // The call's own span carries its outcome.
+    if (action === 'outcome' && callsObserved) return;
     const span = active();
     if (span?.isRecording() === true) {
       span.setAttributes(transitionAttributes(record, recordResults));
@@ -152,9 +248,16 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
   }
 
   function onConfigEvent(event: ConfigEvent): void {
-    if (event.type === 'ledger') onLedgerEvent(event.event);
+    if (event.type === 'call') onCallEvent(event.event);
+    else if (event.type === 'ledger') onLedgerEvent(event.event);
     else if (event.type === 'fuse') onFuseEvent(event.event);
   }
 
-  return { onLedgerEvent, onFuseEvent, onConfigEvent };
+  return {
+    onLedgerEvent,
+    onCallEvent,
+    ledgerHooks: { onEvent: onLedgerEvent, onCallEvent },
+    onFuseEvent,
+    onConfigEvent,
+  };
 }

@@ -48,6 +48,43 @@ describe('tool pinning', () => {
     expect(textOf(await client.callTool({ name: 'forecast', arguments: { city: 'Rome' } }))).toBe('sunny in Rome');
   });
 
+  it('keeps a rejected definition quarantined, and offers it for review no more', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, ...SQLITE_LEDGER);
+    const { client } = await connectProxy(dir, SERVERS.test, { config });
+    const changed = new Promise<void>((resolve) => {
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve());
+    });
+    await client.listTools();
+    await client.callTool({ name: 'flip', arguments: {} });
+    await changed;
+    await client.listTools();
+
+    const noReason = hyphae(dir, ['mcp', 'reject', 'forecast', '--server', 'hyphae-test-server', '--by', 'ops']);
+    expect(noReason.code).toBe(2);
+    const rejected = hyphae(dir, [
+      'mcp',
+      'reject',
+      'forecast',
+      '--server',
+      'hyphae-test-server',
+      '--by',
+      'ops',
+      '--reason',
+      'asks for ssh keys',
+    ]);
+    expect(rejected.stderr).toBe('');
+    expect(rejected.stdout).toContain('stays quarantined');
+
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('forecast');
+    const refused = await client.callTool({ name: 'forecast', arguments: { city: 'Rome' } });
+    expect(refusalCode(refused)).toBe('mcp_tool_quarantined');
+    expect(textOf(refused)).toContain('NOT executed');
+    const again = hyphae(dir, ['mcp', 'approve', 'forecast', '--server', 'hyphae-test-server', '--by', 'ops']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('no changed definition waiting for review');
+  });
+
   it('refuses to approve a tool that has no changed definition', async () => {
     const dir = tempDir();
     const config = writeConfig(dir, ...SQLITE_LEDGER);

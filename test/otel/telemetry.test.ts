@@ -1,13 +1,5 @@
 import * as api from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-} from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createFuseBox,
   createLedger,
@@ -17,41 +9,10 @@ import {
   sideEffect,
 } from '../../src/index.js';
 import { createHmacSigner } from '../../src/ledger/receipts/signers.js';
-import { createTelemetry } from '../../src/otel/index.js';
 import { createMemoryReceiptSink } from '../../src/storage/memory-receipt-sink.js';
+import { sdk, useContextManager } from './sdk.js';
 
-const contextManager = new AsyncLocalStorageContextManager();
-beforeAll(() => {
-  contextManager.enable();
-  api.context.setGlobalContextManager(contextManager);
-});
-afterAll(() => {
-  api.context.disable();
-});
-
-function sdk() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const reader = new PeriodicExportingMetricReader({
-    exporter: new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE),
-    exportIntervalMillis: 3_600_000,
-  });
-  const meters = new MeterProvider({ readers: [reader] });
-  const tracer = provider.getTracer('test');
-  const telemetry = createTelemetry({
-    tracer,
-    meter: meters.getMeter('test'),
-    activeSpan: () => api.trace.getActiveSpan(),
-  });
-  async function metric(name: string) {
-    const { resourceMetrics } = await reader.collect();
-    const found = resourceMetrics.scopeMetrics
-      .flatMap((scope) => scope.metrics)
-      .find((m) => m.descriptor.name === name);
-    return (found?.dataPoints ?? []) as { attributes: Record<string, unknown>; value: unknown }[];
-  }
-  return { exporter, tracer, telemetry, metric, close: () => Promise.all([provider.shutdown(), meters.shutdown()]) };
-}
+useContextManager();
 
 describe('hyphae/otel', () => {
   it('gives a ledgered call without a span of its own an execute_tool span with the GenAI and hyphae attributes', async () => {

@@ -157,6 +157,9 @@ export function createCatalogue(options: {
           detail: 'its definition changed since it was pinned; approve it with `hyphae mcp approve`',
         };
       }
+      if (status === 'rejected') {
+        return { ...base, hidden: 'quarantined', detail: 'an operator rejected its changed definition' };
+      }
     }
     return { ...base, hidden: null, detail: null };
   }

@@ -1,6 +1,6 @@
 /**
- * `hyphae mcp`: the guarding proxy in front of an MCP server, and `hyphae mcp approve` for a tool
- * whose changed definition was quarantined.
+ * `hyphae mcp`: the guarding proxy in front of an MCP server, and `hyphae mcp approve` / `hyphae
+ * mcp reject` for a tool whose changed definition was quarantined.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,7 +15,8 @@ import type { UpstreamTarget } from '../mcp/upstream.js';
 
 const HELP = `Usage: hyphae mcp [options] -- <command> [args…]
        hyphae mcp [options] --url http://HOST/mcp
-       hyphae mcp approve TOOL --server NAME --by WHO [-c FILE]
+       hyphae mcp approve TOOL --server NAME --by WHO [--reason WHY] [-c FILE]
+       hyphae mcp reject TOOL --server NAME --by WHO --reason WHY [-c FILE]
 
 Runs <command> as an MCP server over stdio (or connects to one over Streamable HTTP with --url)
 and serves it to the client on this process's stdio (or over Streamable HTTP with --listen),
@@ -24,9 +25,12 @@ validation, the ledger (a retried call gets the stored result), tool pinning, se
 Everything else (resources, prompts, sampling, logging, progress) passes through unchanged.
 
 Subcommands:
-  approve TOOL --server NAME --by WHO
+  approve TOOL --server NAME --by WHO [--reason WHY]
         approve the changed definition of a quarantined tool of the server NAME (its
         serverInfo.name); the next listing shows it again
+  reject TOOL --server NAME --by WHO --reason WHY
+        reject it: the old pin stays, and that definition stays quarantined without being
+        offered for review again (a later, different one is)
 
 Options:
   -c, --config FILE     the config (default ./hyphae.yaml; without one: safe defaults, no ledger)
@@ -57,6 +61,7 @@ const APPROVE_SPEC: Readonly<Record<string, OptionSpec>> = {
   config: { type: 'string', short: 'c' },
   server: { type: 'string' },
   by: { type: 'string' },
+  reason: { type: 'string' },
 };
 
 async function configFor(file: string | undefined, ctx: CommandContext): Promise<HyphaeConfig | undefined | null> {
@@ -65,26 +70,35 @@ async function configFor(file: string | undefined, ctx: CommandContext): Promise
   return (await loadCommandConfig(path, ctx)) ?? null;
 }
 
-async function approve(args: readonly string[], ctx: CommandContext): Promise<number> {
-  const parsed = parseOptions('mcp approve', args, APPROVE_SPEC);
+async function review(action: 'approve' | 'reject', args: readonly string[], ctx: CommandContext): Promise<number> {
+  const parsed = parseOptions(`mcp ${action}`, args, APPROVE_SPEC);
   const [tool, extra] = parsed.positionals;
   const server = stringOption(parsed, 'server');
   const by = stringOption(parsed, 'by');
-  if (tool === undefined || extra !== undefined) throw new UsageError('`hyphae mcp approve` takes one TOOL');
-  if (server === undefined || by === undefined) throw new UsageError('`hyphae mcp approve` needs --server and --by');
+  const reason = stringOption(parsed, 'reason');
+  if (tool === undefined || extra !== undefined) throw new UsageError(`\`hyphae mcp ${action}\` takes one TOOL`);
+  if (server === undefined || by === undefined) {
+    throw new UsageError(`\`hyphae mcp ${action}\` needs --server and --by`);
+  }
+  if (action === 'reject' && reason === undefined) throw new UsageError('`hyphae mcp reject` needs --reason');
   const config = await configFor(stringOption(parsed, 'config') ?? DEFAULT_CONFIG_FILE, ctx);
   if (config === null || config === undefined) return ExitCode.failed;
   try {
     if (config.ledger === undefined) {
-      ctx.err.line('The config has no `action_ledger`: there are no pins to approve');
+      ctx.err.line(`The config has no \`action_ledger\`: there are no pins to ${action}`);
       return ExitCode.failed;
     }
-    const approved = await createPinStore(config.ledger.storage).approve(server, tool, by);
-    if (!approved) {
-      ctx.err.line(`Tool \`${tool}\` of \`${server}\` has no changed definition waiting for approval`);
+    const pins = createPinStore(config.ledger.storage);
+    const result = await pins.review(server, tool, action, { by, ...(reason === undefined ? {} : { reason }) });
+    if (!result.ok) {
+      ctx.err.line(result.message);
       return ExitCode.failed;
     }
-    ctx.out.line(`Approved the new definition of \`${tool}\` of \`${server}\``);
+    ctx.out.line(
+      action === 'approve'
+        ? `Approved the new definition of \`${tool}\` of \`${server}\``
+        : `Rejected the new definition of \`${tool}\` of \`${server}\`: it stays quarantined`,
+    );
     return ExitCode.ok;
   } finally {
     await config.close();
@@ -135,7 +149,7 @@ function listenOf(parsed: ParsedOptions, env: NodeJS.ProcessEnv): ListenOptions 
 }
 
 async function run(args: readonly string[], ctx: CommandContext): Promise<number> {
-  if (args[0] === 'approve') return approve(args.slice(1), ctx);
+  if (args[0] === 'approve' || args[0] === 'reject') return review(args[0], args.slice(1), ctx);
   const split = args.indexOf('--');
   const parsed = parseOptions('mcp', split < 0 ? args : args.slice(0, split), RUN_SPEC);
   if (parsed.positionals.length > 0) throw new UsageError(`Unexpected \`${parsed.positionals[0]}\` before \`--\``);

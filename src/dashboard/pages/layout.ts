@@ -36,6 +36,7 @@ export function layout(frame: PageFrame, content: Html): Html {
       : [
           html`<a href="/">Overview</a>`,
           frame.ledgers.map((name) => html`<a href="/transitions?ledger=${name}">Transitions (${name})</a>`),
+          html`<a href="/pins">MCP pins</a>`,
           html`<a href="/receipts">Receipts</a>`,
         ]
   }</nav>

@@ -3,17 +3,10 @@
  * results, and the cursor to the next page.
  */
 import type { TransitionRecord } from '../../storage/transition-record.js';
-import { FILTER_OUTCOMES, type ListFilter, type ListResult, shownOutcome } from '../queries.js';
+import { FILTER_OUTCOMES, type ListParams, type ListResult, shownOutcome } from '../queries.js';
+import { bulkForm } from './bulk.js';
 import { type Html, html } from './html.js';
 import { isoTime, outcomeBadge } from './layout.js';
-
-/** The list page's query, as the URL carries it. */
-export interface ListParams extends ListFilter {
-  readonly ledger: string;
-  /** The time range as typed, for the form. */
-  readonly fromText?: string;
-  readonly toText?: string;
-}
 
 function row(record: TransitionRecord, now: number): Html {
   return html`<tr data-key="${record.key}">
@@ -73,7 +66,13 @@ function bounds(result: ListResult): Html {
 }
 
 /** The list page's content. */
-export function listContent(params: ListParams, result: ListResult, now: number, error?: string): Html {
+export function listContent(
+  params: ListParams,
+  result: ListResult,
+  now: number,
+  error?: string,
+  bulk?: { readonly csrf: string; readonly bound: number },
+): Html {
   const rows = result.records.map((record) => row(record, now));
   return html`${filterForm(params)}
 ${error === undefined ? '' : html`<div class="flash bad" role="alert">${error}</div>`}
@@ -86,5 +85,6 @@ ${bounds(result)}
     result.nextCursor === null
       ? html`<span class="note">No older transitions.</span>`
       : html`<a rel="next" href="${paramsUrl(params, result.nextCursor)}">Older →</a>`
-  }</p>`;
+  }</p>
+${bulk === undefined ? '' : bulkForm(params, bulk.csrf, bulk.bound)}`;
 }
