@@ -1,0 +1,46 @@
+/**
+ * `waitForReplicas`: after a claim or a completing write, `WAIT` until replicas hold it, so a
+ * failover to one of them cannot lose a write the ledger acted on.
+ */
+import { GuardError, LedgerStorageUnavailableError } from '../../errors.js';
+
+/** How many replicas must acknowledge each write, and for how long the driver waits for them. */
+export interface WaitForReplicas {
+  /** Replicas (of the master that took the write) that must acknowledge it; at least 1. */
+  readonly replicas: number;
+  /** How long `WAIT` blocks, in ms; at least 1 (Redis reads 0 as forever). */
+  readonly timeoutMs: number;
+}
+
+/** The option checked and copied on entry; null when not set. */
+export function waitForReplicasOf(value: unknown): WaitForReplicas | null {
+  if (value === undefined) return null;
+  const { replicas, timeoutMs } = (value ?? {}) as Partial<Record<keyof WaitForReplicas, unknown>>;
+  const whole = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 1;
+  if (!whole(replicas) || !whole(timeoutMs)) {
+    throw new GuardError(
+      'invalid_option',
+      'The Redis ledger storage setting `waitForReplicas` must be `{ replicas, timeoutMs }`, both whole numbers of at least 1',
+    );
+  }
+  return Object.freeze({ replicas, timeoutMs });
+}
+
+/**
+ * Send `WAIT` through `send` (on the connection that carried the write) and refuse the write when
+ * fewer replicas than asked acknowledged it in time: the record is on the master, but a failover
+ * could lose it, so the caller must not act on it (a claim does not run its tool).
+ */
+export async function awaitReplicas(
+  operation: string,
+  wait: WaitForReplicas,
+  send: (args: readonly string[]) => Promise<unknown>,
+): Promise<void> {
+  const acknowledged = Number(await send(['WAIT', String(wait.replicas), String(wait.timeoutMs)]));
+  if (acknowledged >= wait.replicas) return;
+  throw new LedgerStorageUnavailableError(operation, {
+    cause: new Error(
+      `\`WAIT\`: ${acknowledged} of ${wait.replicas} replicas acknowledged the write within ${wait.timeoutMs} ms`,
+    ),
+  });
+}
