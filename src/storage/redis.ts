@@ -40,7 +40,7 @@ import {
   type RedisPreflight,
   runPreflight,
 } from './redis/preflight.js';
-import { awaitReplicas, type WaitForReplicas, waitForReplicasOf } from './redis/replication.js';
+import { createReplicationGate, type WaitForReplicas, waitForReplicasOf } from './redis/replication.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
 import { createSubscriptions } from './redis/subscriptions.js';
 
@@ -237,12 +237,14 @@ export function createRedisStorage(
     const hazards = [...new Map(policies.flat().map((hazard) => [hazard.message, hazard])).values()];
     return { identity: found.identity, hazards };
   }
-  /** `WAIT` for the replicas the settings ask for, on the connection that carried the write. */
-  function replicated(operation: string, client: RedisClientLike, key: string): Promise<void> | undefined {
-    if (waitForReplicas === null) return undefined;
-    const send = (args: readonly string[]): Promise<unknown> =>
+  // `WAIT` for the replicas the settings ask for, on the connection that carried the write.
+  const gate = createReplicationGate(waitForReplicas);
+  const sendFor =
+    (client: RedisClientLike, key: string) =>
+    (args: readonly string[]): Promise<unknown> =>
       cluster === null ? client.sendCommand(args) : cluster.routing.sendTo(key, args);
-    return awaitReplicas(operation, waitForReplicas, send);
+  function replicated(operation: string, client: RedisClientLike, key: string): Promise<void> | undefined {
+    return waitForReplicas === null ? undefined : gate.written(operation, key, sendFor(client, key));
   }
   async function ledgerIdOf(client: RedisClientLike): Promise<string> {
     return (preflight ?? (await prepare(client))).identity.ledgerId;
@@ -272,6 +274,7 @@ export function createRedisStorage(
 
     async get(key) {
       return withClient('get', locationOf(key), async (client) => {
+        await gate.reading('get', recordKey(key), sendFor(client, recordKey(key)));
         const text = replyText(await client.sendCommand(['HGET', recordKey(key), 'doc']));
         return text === null ? null : decodeRecord(text, locationOf(key));
       });

@@ -41,8 +41,14 @@ export interface OwnCluster {
   cli(port: number, ...args: string[]): Promise<string>;
   /** The port of the master serving `key`, and of its replica. */
   shardOf(key: string): Promise<{ readonly master: number; readonly replica: number }>;
-  /** Wait until every node reports `cluster_state:ok` and every replica's link to its master is up. */
+  /** Wait until every running node reports `cluster_state:ok` and every replica's link to its master is up. */
   settle(): Promise<void>;
+  /** Freeze a node (SIGSTOP) or let it go on (SIGCONT). */
+  signal(port: number, signal: 'SIGSTOP' | 'SIGCONT'): void;
+  /** Kill a node (SIGKILL); it stays down until {@link restart}. */
+  kill(port: number): Promise<void>;
+  /** Start a killed node again on its port, empty, with its cluster configuration (it rejoins as a replica). */
+  restart(port: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -78,24 +84,21 @@ export async function startOwnCluster(basePort: number): Promise<OwnCluster> {
     for (const pid of pids.values()) await until(async () => !alive(pid), `pid ${pid} did not stop`);
     rmSync(dir, { recursive: true, force: true });
   };
+  const down = new Set<number>();
+  const start = async (port: number): Promise<void> => {
+    const pidFile = join(dir, `${port}.pid`);
+    const cluster = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
+    await run('redis-server', [
+      ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
+      ...cluster,
+      ...['--cluster-node-timeout', '1000', '--daemonize', 'yes', '--pidfile', pidFile],
+      ...['--logfile', join(dir, `${port}.log`)],
+    ]);
+    await until(async () => (await cli(port, 'PING')).trim() === 'PONG', `port ${port} did not answer`);
+    pids.set(port, Number(readFileSync(pidFile, 'utf8').trim()));
+  };
   try {
-    for (const port of ports) {
-      const pidFile = join(dir, `${port}.pid`);
-      await run('redis-server', [
-        ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
-        ...[
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          `nodes-${port}.conf`,
-          '--cluster-node-timeout',
-          '1000',
-        ],
-        ...['--daemonize', 'yes', '--pidfile', pidFile, '--logfile', join(dir, `${port}.log`)],
-      ]);
-      await until(async () => (await cli(port, 'PING')).trim() === 'PONG', `port ${port} did not answer`);
-      pids.set(port, Number(readFileSync(pidFile, 'utf8').trim()));
-    }
+    for (const port of ports) await start(port);
     await run('redis-cli', [
       '--cluster',
       'create',
@@ -109,7 +112,7 @@ export async function startOwnCluster(basePort: number): Promise<OwnCluster> {
     throw error;
   }
   const settle = async (): Promise<void> => {
-    for (const port of ports) {
+    for (const port of ports.filter((each) => !down.has(each))) {
       await until(async () => (await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), `${port} not ok`);
       await until(async () => {
         const info = await cli(port, 'INFO', 'replication');
@@ -138,6 +141,19 @@ export async function startOwnCluster(basePort: number): Promise<OwnCluster> {
       return { master: portOf(master), replica: portOf(replica) };
     },
     settle,
+    signal(port, signal) {
+      process.kill(pids.get(port) ?? 0, signal);
+    },
+    async kill(port) {
+      const pid = pids.get(port) ?? 0;
+      process.kill(pid, 'SIGKILL');
+      await until(async () => !alive(pid), `pid ${pid} did not stop`);
+      down.add(port);
+    },
+    async restart(port) {
+      await start(port);
+      down.delete(port);
+    },
     stop,
   };
   await settle().catch(async (error: unknown) => {

@@ -26,7 +26,7 @@ import { listAcrossBuckets } from './cluster-list.js';
 import { createScriptRunner, type RedisClientLike, replyArray, replyText, toStorageError } from './connection.js';
 import { marker, planList } from './list.js';
 import { ledgerIdentity, markerGoneError, maxmemoryHazards, orphanTicketError } from './preflight.js';
-import { awaitReplicas, type WaitForReplicas } from './replication.js';
+import { createReplicationGate, type WaitForReplicas } from './replication.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './scripts.js';
 import { createSubscriptions } from './subscriptions.js';
 
@@ -163,11 +163,9 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
     return (await prepare()).identity.ledgerId;
   }
 
-  async function replicated(operation: string, key: string): Promise<void> {
-    if (options.waitForReplicas !== null) {
-      await awaitReplicas(operation, options.waitForReplicas, (args) => routing.sendTo(key, args));
-    }
-  }
+  const gate = createReplicationGate(options.waitForReplicas);
+  const replicated = (operation: string, key: string): Promise<void> =>
+    gate.written(operation, key, (args) => routing.sendTo(key, args));
 
   /** The bucket a key's route names, or null when no record was ever created with it. */
   async function routeOf(key: string): Promise<number | null> {
@@ -218,7 +216,9 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
         ready('get');
         const at = await routeOf(key);
         if (at === null) return null;
-        const text = replyText(await send(['HGET', `${bucket(at).recordPrefix}${key}`, 'doc']));
+        const hash = `${bucket(at).recordPrefix}${key}`;
+        await gate.reading('get', hash, (args) => routing.sendTo(hash, args));
+        const text = replyText(await send(['HGET', hash, 'doc']));
         return text === null ? null : decodeRecord(text, locationOf(key, at));
       } catch (error) {
         throw toStorageError('get', locationOf(key), error);

@@ -44,3 +44,46 @@ export async function awaitReplicas(
     ),
   });
 }
+
+/**
+ * The keys whose last write by this storage fewer replicas than asked acknowledged. The ledger
+ * reads a record back when a write failed, to tell a write that landed from one that did not; a
+ * write that landed only on the master must not count as landed, so until a later `WAIT` sees it
+ * replicated, this storage refuses to read it (`LedgerStorageUnavailableError`).
+ *
+ * Timeline: claim written on the master → `WAIT` answers 0 → create fails → the ledger reads the
+ * key back to see whether its claim landed → refused here → the tool does not run.
+ */
+export interface ReplicationGate {
+  /** `WAIT` after a write of `key`; a shortfall marks the key and throws. */
+  written(operation: string, key: string, send: (args: readonly string[]) => Promise<unknown>): Promise<void>;
+  /** Before reading `key`: when its last write was not seen replicated, `WAIT` again or throw. */
+  reading(
+    operation: string,
+    key: string,
+    send: (args: readonly string[]) => Promise<unknown>,
+  ): Promise<void> | undefined;
+}
+
+/** A gate for `wait`; with no wait configured, nothing is ever marked. */
+export function createReplicationGate(wait: WaitForReplicas | null): ReplicationGate {
+  const unconfirmed = new Set<string>();
+  return {
+    async written(operation, key, send) {
+      if (wait === null) return;
+      try {
+        await awaitReplicas(operation, wait, send);
+        unconfirmed.delete(key);
+      } catch (error) {
+        unconfirmed.add(key);
+        throw error;
+      }
+    },
+    reading(operation, key, send) {
+      if (wait === null || !unconfirmed.has(key)) return undefined;
+      return awaitReplicas(operation, wait, send).then(() => {
+        unconfirmed.delete(key);
+      });
+    },
+  };
+}
