@@ -71,11 +71,11 @@ async function until(check: () => Promise<boolean>, what: string, attempts = 400
 
 /**
  * Start six servers on `basePort`..`basePort + 5` and join them into three masters with a replica
- * each. `cluster-node-timeout` is short (1 s) so a killed master fails over within seconds.
+ * each (or, with `replicas` 0, three masters on `basePort`..`basePort + 2`). `cluster-node-timeout` is short (1 s) so a killed master fails over within seconds.
  */
-export async function startOwnCluster(basePort: number): Promise<OwnCluster> {
+export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Promise<OwnCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-cluster-'));
-  const ports = [0, 1, 2, 3, 4, 5].map((i) => basePort + i);
+  const ports = (replicas === 1 ? [0, 1, 2, 3, 4, 5] : [0, 1, 2]).map((i) => basePort + i);
   const pids = new Map<number, number>();
   const cli = async (port: number, ...args: string[]): Promise<string> =>
     (await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args])).stdout;
@@ -104,7 +104,7 @@ export async function startOwnCluster(basePort: number): Promise<OwnCluster> {
       'create',
       ...ports.map((port) => `127.0.0.1:${port}`),
       '--cluster-replicas',
-      '1',
+      String(replicas),
       '--cluster-yes',
     ]);
   } catch (error) {
