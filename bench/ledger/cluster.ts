@@ -237,7 +237,9 @@ function markdownOf(command: string, loadAtStart: number, rows: readonly Row[]):
     'What this machine can show: it has 2 cores, shared by the Node process, every Redis server and other',
     'work (see the load). The three masters therefore share the cores the single server had, and the one',
     'client process is the first to saturate; the cluster row measures the driver’s cost on a cluster',
-    '(routes, per-node connections), not the capacity three machines would add.',
+    '(routes, per-node connections), not the capacity three machines would add. The CPU columns are the',
+    'client process’s: the cluster client spends several times the single client’s CPU on the same two',
+    'scripts (raw rows), and a ledgered call on the cluster sends four commands against two.',
     '',
   ].join('\n');
 }

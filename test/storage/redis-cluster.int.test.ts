@@ -107,6 +107,17 @@ describe.skipIf(cluster === null)('redis storage on a cluster', () => {
         }
       });
 
+      it('answers a ticket claimed under another scope with its holder', async () => {
+        const storage = await open();
+        const holder = scoped();
+        let rival = scoped({ ticketKey: holder.ticketKey });
+        while (bucketOf(rival) === bucketOf(holder)) rival = scoped({ ticketKey: holder.ticketKey });
+        await storage.create(holder);
+
+        expect(await storage.create(rival)).toEqual({ created: false, conflict: 'ticket', record: holder });
+        expect(await storage.get(rival.key)).toBeNull();
+      });
+
       it('keeps a record, its ticket index entry and its bucket marker in one slot', () => {
         const record = scoped();
         const tag = BUCKET_TAGS[bucketOf(record)] ?? '';

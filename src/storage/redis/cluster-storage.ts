@@ -167,16 +167,22 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
   const replicated = (operation: string, key: string): Promise<void> =>
     gate.written(operation, key, (args) => routing.sendTo(key, args));
 
+  /** The bucket a route names; anything else means the store cannot be trusted. */
+  function bucketNamed(route: string, text: string): number {
+    const at = Number(text);
+    if (!Number.isInteger(at) || at < 0 || at >= BUCKETS) {
+      throw new LedgerStorageCorruptError(`redis:${route}`, `the bucket route holds \`${text}\``);
+    }
+    return at;
+  }
+
   /** The bucket a key's route names, or null when no record was ever created with it. */
   async function routeOf(key: string): Promise<number | null> {
     const cached = known.get(key);
     if (cached !== undefined) return cached;
     const text = replyText(await send(['GET', keyRoute(key)]));
     if (text === null) return null;
-    const at = Number(text);
-    if (!Number.isInteger(at) || at < 0 || at >= BUCKETS) {
-      throw new LedgerStorageCorruptError(`redis:${keyRoute(key)}`, `the bucket route holds \`${text}\``);
-    }
+    const at = bucketNamed(keyRoute(key), text);
     known.set(key, at);
     return at;
   }
@@ -190,7 +196,9 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
     const [, held] = await Promise.all([Promise.all(routes), ticketAt]);
     known.set(record.key, at);
     const text = replyText(held);
-    return text === null || Number(text) === at ? null : Number(text);
+    if (text === null || record.ticketKey === null) return null;
+    const routed = bucketNamed(ticketRoute(record.ticketKey), text);
+    return routed === at ? null : routed;
   }
 
   async function findIn(at: number, ticketKey: string, ledgerId: string): Promise<TransitionRecord | null> {
@@ -301,7 +309,7 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
         ready('findByTicket');
         const ledgerId = await ledgerIdOf();
         const text = replyText(await send(['GET', ticketRoute(ticketKey)]));
-        return text === null ? null : await findIn(Number(text), ticketKey, ledgerId);
+        return text === null ? null : await findIn(bucketNamed(ticketRoute(ticketKey), text), ticketKey, ledgerId);
       } catch (error) {
         throw toStorageError('findByTicket', `redis:${ticketRoute(ticketKey)}`, error);
       }
