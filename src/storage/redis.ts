@@ -166,6 +166,8 @@ function connectionOf(connection: RedisConnectionOptions): {
  * const storage = createRedisStorage({ client }, { prefix: 'payments:' });
  * const ledger = createLedger({ storage, agentId: 'payment-agent', policyVersion: '1' });
  * // or let the storage own its client: createRedisStorage({ url: 'redis://127.0.0.1:6379' })
+ * // on Redis Cluster, a cluster client spreads the ledger over every master:
+ * // createRedisStorage({ client: await createCluster({ rootNodes: [{ url }] }).connect() })
  */
 export function createRedisStorage(
   connection: RedisConnectionOptions,
@@ -274,7 +276,7 @@ export function createRedisStorage(
 
     async get(key) {
       return withClient('get', locationOf(key), async (client) => {
-        await gate.reading('get', recordKey(key), sendFor(client, recordKey(key)));
+        if (waitForReplicas !== null) await gate.reading('get', recordKey(key), sendFor(client, recordKey(key)));
         const text = replyText(await client.sendCommand(['HGET', recordKey(key), 'doc']));
         return text === null ? null : decodeRecord(text, locationOf(key));
       });
@@ -297,7 +299,7 @@ export function createRedisStorage(
         const reply = replyArray(await scripts.send(client, CREATE_RECORD_SCRIPT, command));
         const status = replyText(reply[0]);
         if (status === 'created') {
-          await replicated('create', client, recordKey(key));
+          if (waitForReplicas !== null) await replicated('create', client, recordKey(key));
           return createdResult(doc, locationOf(key));
         }
         if (status === 'ledger') throw markerGoneError(markerKey, ledgerId);
@@ -326,7 +328,7 @@ export function createRedisStorage(
           command.push(marker(candidate.ticketKey), ledgerId);
           const reply = await scripts.send(client, UPDATE_RECORD_SCRIPT, command);
           if (reply === 1) {
-            await replicated('update', client, recordKey(key));
+            if (waitForReplicas !== null) await replicated('update', client, recordKey(key));
             return true;
           }
           if (reply === 0) return false;
