@@ -68,7 +68,6 @@ describe.skipIf(cluster === null)('redis storage on a cluster', () => {
       name: `redis cluster (${kind})`,
       open: () => openClusterStorage(own, kind, { prefix: `${runPrefix}${kind}:conformance:` }),
       api: { describe, it },
-      concurrency: [2, 8],
       watch: true,
       identity: true,
     });
@@ -159,6 +158,19 @@ describe.skipIf(cluster === null)('redis storage on a cluster', () => {
         await expect(storage.create(sibling)).rejects.toBeInstanceOf(LedgerStorageCorruptError);
         await expect((await open()).identity()).rejects.toThrow(/copy of the ledger marker in bucket/);
         await expect((await open({ create: false })).identity()).rejects.toBeInstanceOf(LedgerStorageCorruptError);
+      });
+
+      it('loads its scripts again on every master after SCRIPT FLUSH', async () => {
+        const storage = await open();
+        const first = scoped();
+        await storage.create(first);
+        for (const node of own.nodes) await own.cli(node.port, 'SCRIPT', 'FLUSH');
+
+        const records = Array.from({ length: 12 }, () => scoped());
+        for (const record of records) expect((await storage.create(record)).created).toBe(true);
+        expect(await storage.update(first.key, 1, { ...first, version: 2 })).toBe(true);
+        expect(await storage.findByTicket(records[3]?.ticketKey ?? '')).toEqual(records[3]);
+        expect((await listAll(storage, { limit: 5 })).keys).toHaveLength(13);
       });
 
       it('opens no ledger on an empty cluster with `create: false`', async () => {
