@@ -178,7 +178,7 @@ function sharedCluster(port: number): { cluster: Promise<OwnCluster | null>; rel
 }
 
 /** Base ports of the clusters of the files that run cluster stores (each file its own). */
-const CLUSTER_PORTS: Readonly<Record<string, number>> = { race: 7121, fence: 7131, lost: 7141 };
+const CLUSTER_PORTS: Readonly<Record<string, number>> = { race: 7121, fence: 7131 };
 
 /** The address a parent put in the environment with {@link TestStore.childEnv}. */
 export function storeAddressFromEnv(env: NodeJS.ProcessEnv = process.env): StoreAddress {
