@@ -160,6 +160,23 @@ describe.skipIf(cluster === null)('redis storage on a cluster', () => {
         await expect((await open({ create: false })).identity()).rejects.toBeInstanceOf(LedgerStorageCorruptError);
       });
 
+      it('reads a route without its record (a claim that died between them) as no record, and a route of no bucket as corrupt', async () => {
+        const storage = await open();
+        await storage.identity();
+        const record = scoped();
+        const route = `${prefix}route:{${record.key}}`;
+        const { master } = await own.shardOf(route);
+        await own.cli(master, 'SET', route, String(bucketOf(record)));
+
+        expect(await storage.get(record.key)).toBeNull();
+        expect((await storage.create(record)).created).toBe(true);
+        expect(await storage.get(record.key)).toEqual(record);
+        const stray = scoped();
+        const strayRoute = `${prefix}route:{${stray.key}}`;
+        await own.cli((await own.shardOf(strayRoute)).master, 'SET', strayRoute, '64');
+        await expect((await open()).get(stray.key)).rejects.toBeInstanceOf(LedgerStorageCorruptError);
+      });
+
       it('loads its scripts again on every master after SCRIPT FLUSH', async () => {
         const storage = await open();
         const first = scoped();
