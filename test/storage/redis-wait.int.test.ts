@@ -6,9 +6,12 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createLedger, GuardError, LedgerStorageUnavailableError } from '../../src/index.js';
 import { createRedisStorage, type RedisStorage } from '../../src/storage/redis.js';
 import { makeTestRecord } from '../../src/testing/storage-conformance.js';
@@ -72,7 +75,10 @@ describe.skipIf(!installed)('redis storage waitForReplicas', () => {
     const storage = open(2_000);
     const record = makeTestRecord();
     await replica.stop();
-    replica = await startOwnRedis(['--replicaof', '127.0.0.1', String(primary.port)]);
+    // A replica writes the RDB of its full sync to its directory: one of ours, not the working tree.
+    const dir = mkdtempSync(join(tmpdir(), 'hyphae-replica-'));
+    replica = await startOwnRedis(['--replicaof', '127.0.0.1', String(primary.port), '--dir', dir]);
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     for (let attempt = 0; attempt < 200; attempt += 1) {
       const { stdout } = await run('redis-cli', ['-p', String(replica.port), 'INFO', 'replication']);
       if (stdout.includes('master_link_status:up')) break;
