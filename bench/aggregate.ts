@@ -14,6 +14,7 @@ const AREA_ORDER = [
   'ledger',
   'powertools',
   'throughput',
+  'cluster',
   'fuses',
   'boundary',
   'context',

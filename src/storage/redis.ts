@@ -14,6 +14,15 @@ import type {
 } from './ledger-storage.js';
 import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
 import {
+  type ClusterRouting,
+  clusterRoutingOf,
+  fromNodeRedisCluster,
+  hasHashTag,
+  looksLikeNodeRedisCluster,
+  type RedisClusterLike,
+} from './redis/cluster.js';
+import { createClusterStorage } from './redis/cluster-storage.js';
+import {
   borrowedConnection,
   createScriptRunner,
   ownedConnection,
@@ -32,23 +41,39 @@ import {
   type RedisPreflight,
   runPreflight,
 } from './redis/preflight.js';
+import { createReplicationGate, type WaitForReplicas, waitForReplicasOf } from './redis/replication.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
 import { createSubscriptions } from './redis/subscriptions.js';
 
+export type { RedisClusterLike, RedisClusterNodeLike } from './redis/cluster.js';
 export type { RedisClientLike } from './redis/connection.js';
-export { fromIoredis, type IoredisLike, type IoredisSubscriberLike } from './redis/ioredis.js';
+export {
+  fromIoredis,
+  type IoredisClusterLike,
+  type IoredisLike,
+  type IoredisNodeLike,
+  type IoredisSubscriberLike,
+} from './redis/ioredis.js';
+export type { WaitForReplicas } from './redis/replication.js';
 export type { RedisSubscriberLike } from './redis/subscriptions.js';
 
 /** How the Redis driver reaches the server: a connected client of yours, or a URL. */
 export type RedisConnectionOptions =
-  /** A connected node-redis v5 client, or an ioredis client wrapped by `fromIoredis`; never closed by the storage. */
-  | { readonly client: RedisClientLike }
+  /**
+   * A connected node-redis v5 client or cluster client (`createCluster`), or an ioredis client or
+   * `Cluster` wrapped by `fromIoredis`; never closed by the storage.
+   */
+  | { readonly client: RedisClientLike | RedisClusterLike }
   /** A `redis://` URL; the storage loads `redis`, connects on first use and closes on `close()`. */
   | { readonly url: string };
 
 /** Settings of the Redis driver. */
 export interface RedisStorageSettings {
-  /** Prefix of every key the driver writes; default `hyphae:`. Put a hash tag in it on Redis Cluster. */
+  /**
+   * Prefix of every key the driver writes; default `hyphae:`. On a cluster client a prefix without a
+   * hash tag spreads the ledger over every master; one with a hash tag (`{hyphae}:`) keeps the whole
+   * ledger in that tag's slot, as earlier versions did.
+   */
   readonly prefix?: string;
   /**
    * Accept a server whose `maxmemory-policy` is not `noeviction` (or cannot be read): side-effecting
@@ -62,6 +87,13 @@ export interface RedisStorageSettings {
    * `LedgerStorageCorruptError` instead of starting a new, empty ledger.
    */
   readonly create?: boolean;
+  /**
+   * After each claim and each update, `WAIT` until this many replicas hold the write (default: no
+   * wait). A write fewer replicas acknowledged in time fails with `LedgerStorageUnavailableError`
+   * (a claim then does not run its tool), so a failover cannot lose a write the ledger acted on;
+   * each write costs a replication round trip, and a missing replica stops the ledger's writes.
+   */
+  readonly waitForReplicas?: WaitForReplicas;
 }
 
 /** Ledger storage backed by Redis. */
@@ -94,19 +126,27 @@ function borrowedClient(client: unknown): RedisClientLike {
       'The Redis ledger storage was given an ioredis client, whose `sendCommand` takes a command object: pass `fromIoredis(client)` from `hyphae/redis`',
     );
   }
+  if (looksLikeNodeRedisCluster(client)) return fromNodeRedisCluster(client);
   if (typeof (client as Partial<RedisClientLike> | null)?.sendCommand !== 'function') {
     throw new InvalidOptionError('client', `${NEEDS}; its \`client\` has no \`sendCommand(args)\``);
   }
   return client as RedisClientLike;
 }
 
-/** The connection an option names: a client of the caller's, or one of ours from a URL. */
-function connectionOf(connection: RedisConnectionOptions): RedisConnection {
+/** The connection an option names (a client of the caller's, or one of ours from a URL) and its cluster, if any. */
+function connectionOf(connection: RedisConnectionOptions): {
+  source: RedisConnection;
+  cluster: { client: RedisClientLike; routing: ClusterRouting } | null;
+} {
   if (typeof connection !== 'object' || connection === null) throw new InvalidOptionError('connection', NEEDS);
-  if ('client' in connection) return borrowedConnection(borrowedClient(connection.client));
+  if ('client' in connection) {
+    const client = borrowedClient(connection.client);
+    const routing = clusterRoutingOf(client);
+    return { source: borrowedConnection(client), cluster: routing === null ? null : { client, routing } };
+  }
   const { url } = connection as { url?: unknown };
   if (typeof url !== 'string' || url === '') throw new InvalidOptionError('url', NEEDS);
-  return ownedConnection(url);
+  return { source: ownedConnection(url), cluster: null };
 }
 
 /**
@@ -127,6 +167,8 @@ function connectionOf(connection: RedisConnectionOptions): RedisConnection {
  * const storage = createRedisStorage({ client }, { prefix: 'payments:' });
  * const ledger = createLedger({ storage, agentId: 'payment-agent', policyVersion: '1' });
  * // or let the storage own its client: createRedisStorage({ url: 'redis://127.0.0.1:6379' })
+ * // on Redis Cluster, a cluster client spreads the ledger over every master:
+ * // createRedisStorage({ client: await createCluster({ rootNodes: [{ url }] }).connect() })
  */
 export function createRedisStorage(
   connection: RedisConnectionOptions,
@@ -135,7 +177,29 @@ export function createRedisStorage(
   checkOptions('createRedisStorage', connection, true, 'connection');
   checkOptions('createRedisStorage', settings, true, 'settings');
   const prefix = settings.prefix ?? 'hyphae:';
-  const source = connectionOf(connection);
+  const { source, cluster } = connectionOf(connection);
+  const waitForReplicas = waitForReplicasOf(settings.waitForReplicas);
+  if (cluster !== null && !hasHashTag(prefix)) {
+    let closed = false;
+    const spread = createClusterStorage({
+      prefix,
+      ...cluster,
+      create: settings.create ?? true,
+      allowEviction: settings.allowEviction ?? false,
+      waitForReplicas,
+      isClosed: () => closed,
+    });
+    return {
+      ...spread,
+      prefix,
+      capabilities: CAPABILITIES,
+      async close() {
+        closed = true;
+        await spread.close();
+        await source.close();
+      },
+    };
+  }
   const scripts = createScriptRunner();
   const notices = createSubscriptions(() => source.openSubscriber());
   const recordPrefix = `${prefix}rec:`;
@@ -155,7 +219,7 @@ export function createRedisStorage(
   let preflighting: Promise<RedisPreflight> | null = null;
   function prepare(client: RedisClientLike): RedisPreflight | Promise<RedisPreflight> {
     if (preflight !== null) return preflight;
-    preflighting ??= runPreflight(client, scripts, preflightSettings).then(
+    preflighting ??= preflightOn(client).then(
       (found) => {
         preflight = found;
         return found;
@@ -166,6 +230,26 @@ export function createRedisStorage(
       },
     );
     return preflighting;
+  }
+  // On a cluster (a hash-tagged prefix: one slot) every master's policy is checked, not only one.
+  async function preflightOn(client: RedisClientLike): Promise<RedisPreflight> {
+    const found = await runPreflight(client, scripts, preflightSettings);
+    if (cluster === null) return found;
+    const masters = await cluster.routing.masters();
+    const policies = await Promise.all(
+      masters.map((master) => maxmemoryHazards(master, preflightSettings.allowEviction)),
+    );
+    const hazards = [...new Map(policies.flat().map((hazard) => [hazard.message, hazard])).values()];
+    return { identity: found.identity, hazards };
+  }
+  // `WAIT` for the replicas the settings ask for, on the connection that carried the write.
+  const gate = createReplicationGate(waitForReplicas);
+  const sendFor =
+    (client: RedisClientLike, key: string) =>
+    (args: readonly string[]): Promise<unknown> =>
+      cluster === null ? client.sendCommand(args) : cluster.routing.sendTo(key, args);
+  function replicated(operation: string, client: RedisClientLike, key: string): Promise<void> | undefined {
+    return waitForReplicas === null ? undefined : gate.written(operation, key, sendFor(client, key));
   }
   async function ledgerIdOf(client: RedisClientLike): Promise<string> {
     return (preflight ?? (await prepare(client))).identity.ledgerId;
@@ -195,6 +279,7 @@ export function createRedisStorage(
 
     async get(key) {
       return withClient('get', locationOf(key), async (client) => {
+        if (waitForReplicas !== null) await gate.reading('get', recordKey(key), sendFor(client, recordKey(key)));
         const text = replyText(await client.sendCommand(['HGET', recordKey(key), 'doc']));
         return text === null ? null : decodeRecord(text, locationOf(key));
       });
@@ -216,7 +301,10 @@ export function createRedisStorage(
         command.push(record.outcome, record.tool, record.kind, marker(ticketKey), ledgerId);
         const reply = replyArray(await scripts.send(client, CREATE_RECORD_SCRIPT, command));
         const status = replyText(reply[0]);
-        if (status === 'created') return createdResult(doc, locationOf(key));
+        if (status === 'created') {
+          if (waitForReplicas !== null) await replicated('create', client, recordKey(key));
+          return createdResult(doc, locationOf(key));
+        }
         if (status === 'ledger') throw markerGoneError(markerKey, ledgerId);
         const text = replyText(reply[1]);
         if (status === 'orphan') throw orphanTicketError(locationOf(text ?? key));
@@ -242,7 +330,10 @@ export function createRedisStorage(
           command.push(String(candidate.updatedAt), candidate.outcome, candidate.tool, candidate.kind);
           command.push(marker(candidate.ticketKey), ledgerId);
           const reply = await scripts.send(client, UPDATE_RECORD_SCRIPT, command);
-          if (reply === 1) return true;
+          if (reply === 1) {
+            if (waitForReplicas !== null) await replicated('update', client, recordKey(key));
+            return true;
+          }
           if (reply === 0) return false;
           const answer = replyArray(reply);
           if (replyText(answer[0]) === 'ledger') throw markerGoneError(markerKey, ledgerId);

@@ -38,8 +38,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * A durable backend's name: `sqlite` is SQLite through better-sqlite3, `node-sqlite` through
  * Node's built-in `node:sqlite`; `ioredis` is Redis through an ioredis client and `fromIoredis`.
  */
-export type BackendName = 'sqlite' | 'node-sqlite' | 'redis' | 'ioredis' | 'postgres';
-const BACKEND_NAMES: readonly string[] = ['sqlite', 'node-sqlite', 'redis', 'ioredis', 'postgres'];
+export type BackendName = 'sqlite' | 'node-sqlite' | 'redis' | 'ioredis' | 'redis-cluster' | 'postgres';
+const BACKEND_NAMES: readonly string[] = ['sqlite', 'node-sqlite', 'redis', 'ioredis', 'redis-cluster', 'postgres'];
 
 /** One storage instance on a backend's store. */
 export interface OpenedStorage {
@@ -84,6 +84,23 @@ export async function openStorage(name: BackendName, location: string, prefix: s
     case 'ioredis': {
       const { openIoredisStorage } = await import('./ioredis-storage.js');
       return openIoredisStorage(location, prefix);
+    }
+    case 'redis-cluster': {
+      // A node-redis cluster client on the startup nodes the location lists (`127.0.0.1:7181,...`).
+      const { createRedisStorage } = await import('../../src/storage/redis.js');
+      const { createCluster } = await import('redis');
+      const rootNodes = location.split(',').map((node) => ({ url: `redis://${node}` }));
+      const client = createCluster({ rootNodes });
+      client.on('error', () => {});
+      await client.connect();
+      const storage = createRedisStorage({ client }, { prefix });
+      return {
+        ...storage,
+        async close() {
+          await storage.close();
+          await client.close().catch(() => client.destroy());
+        },
+      };
     }
     case 'postgres': {
       const { createPostgresStorage } = await import('../../src/storage/postgres.js');
@@ -163,6 +180,19 @@ function postgresBackend(connectionString: string): DurableBackend {
   });
 }
 
+/** A Redis Cluster of the test file's own on `basePort`..+5, stopped by `dispose()`. */
+async function clusterBackend(basePort: number): Promise<DurableBackend | null> {
+  const { deleteClusterKeys, ownClusterOrSkip } = await import('./redis-cluster.js');
+  const cluster = await ownClusterOrSkip(basePort);
+  if (cluster === null) return null;
+  const prefix = `hyphae-test:${runTag()}:`;
+  const location = cluster.startup.map((node) => `${node.host}:${node.port}`).join(',');
+  return backendOn('redis-cluster', location, prefix, async () => {
+    await deleteClusterKeys(cluster, prefix);
+    await cluster.stop();
+  });
+}
+
 /** An entry whose tests fail: the driver exists, the server does not answer, and CI requires it. */
 function unreachableBackend(name: BackendName, reason: string): DurableBackend {
   const fail = (): never => {
@@ -176,7 +206,10 @@ function unreachableBackend(name: BackendName, reason: string): DurableBackend {
  * where the runtime has it (Node.js 22.13 and later); Redis and PostgreSQL when their driver file
  * exists and the server answers (PostgreSQL as user `postgres`, else `root`).
  */
-export async function durableBackends(env: NodeJS.ProcessEnv = process.env): Promise<DurableBackend[]> {
+export async function durableBackends(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { readonly clusterPort?: number } = {},
+): Promise<DurableBackend[]> {
   const required = env.REQUIRE_INTEGRATION === '1';
   const { POSTGRES_URL, REDIS_URL, probePostgres, probeRedis } = await import('./integration.js');
   const backends: DurableBackend[] = [sqliteBackend('sqlite')];
@@ -186,6 +219,10 @@ export async function durableBackends(env: NodeJS.ProcessEnv = process.env): Pro
     if (probe.available) backends.push(redisBackend(REDIS_URL), redisBackend(REDIS_URL, 'ioredis'));
     else if (required)
       backends.push(unreachableBackend('redis', `${probe.address} did not answer PING (${probe.reason})`));
+  }
+  if (options.clusterPort !== undefined) {
+    const cluster = await clusterBackend(options.clusterPort);
+    if (cluster !== null) backends.push(cluster);
   }
   if (existsSync(driverFile('postgres'))) {
     const asRoot = new URL(POSTGRES_URL);

@@ -4,13 +4,14 @@
  * so other tests sharing the server are never touched. The admin connection that kills them has a
  * different name and is never a target.
  */
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import type { LedgerStorage } from '../../src/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
 import { createRedisStorage, fromIoredis, type RedisStorage } from '../../src/storage/redis.js';
 import { POSTGRES_URL, REDIS_URL } from './integration.js';
+import { type ClusterClientKind, startOwnCluster } from './redis-cluster.js';
 import { deleteRedisKeys, dropPostgresTables, runTag } from './server-stores.js';
 
 /** A server, the storages under test on it, and a way to kill their connections. */
@@ -176,6 +177,63 @@ export async function ioredisChaosTarget(): Promise<ChaosTarget> {
       for (const client of clients) client.disconnect();
       await admin.close().catch(() => {});
       await deleteRedisKeys(REDIS_URL, prefix);
+    },
+  };
+}
+
+/**
+ * A Redis Cluster of the target's own (three masters with a replica each on `basePort`..+5) under
+ * node-redis or ioredis cluster clients named like the single-node targets' clients; `kill()` kills
+ * those connections on every node.
+ */
+export async function clusterChaosTarget(kind: ClusterClientKind, basePort: number): Promise<ChaosTarget> {
+  const own = await startOwnCluster(basePort);
+  const tag = runTag();
+  const clientName = `hyphae-chaos-cluster-${tag}`;
+  const prefix = `hyphae-test:chaos-cluster:${tag}:`;
+  const admins = await Promise.all(
+    own.nodes.map(async (node) => {
+      const admin = createClient({ url: node.url, name: `hyphae-chaos-admin-${tag}` });
+      admin.on('error', () => {});
+      await admin.connect();
+      return admin;
+    }),
+  );
+  const closers: (() => unknown)[] = [];
+  const storages: RedisStorage[] = [];
+  return {
+    name: kind === 'node-redis' ? 'redis' : 'ioredis',
+    marker: `cluster clients named ${clientName}`,
+    async open() {
+      const rootNodes = own.nodes.map((node) => ({ url: node.url }));
+      let storage: RedisStorage;
+      if (kind === 'node-redis') {
+        const reconnectStrategy = (retries: number) => Math.min(5 * 2 ** retries, 100);
+        const client = createCluster({ rootNodes, defaults: { name: clientName, socket: { reconnectStrategy } } });
+        client.on('error', () => {});
+        await client.connect();
+        closers.push(() => client.destroy());
+        storage = createRedisStorage({ client }, { prefix });
+      } else {
+        const redisOptions = { connectionName: clientName, maxRetriesPerRequest: 1 };
+        const client = new Cluster([...own.startup], { redisOptions });
+        client.on('error', () => {});
+        await new Promise<void>((resolve) => client.once('ready', () => resolve()));
+        closers.push(() => client.disconnect());
+        storage = createRedisStorage({ client: fromIoredis(client) }, { prefix });
+      }
+      storages.push(storage);
+      return storage;
+    },
+    async kill() {
+      const killed = await Promise.all(admins.map((admin) => killClientsNamed(admin, clientName)));
+      return killed.reduce((sum, count) => sum + count, 0);
+    },
+    async dispose() {
+      await Promise.allSettled(storages.map((storage) => storage.close()));
+      for (const close of closers) await close();
+      await Promise.allSettled(admins.map((admin) => admin.close()));
+      await own.stop();
     },
   };
 }

@@ -14,20 +14,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createClient } from 'redis';
-import type { LedgerStorage } from '../../src/index.js';
+import { type LedgerStorage, LedgerStorageUnavailableError } from '../../src/index.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
 import { createRedisStorage } from '../../src/storage/redis.js';
 import { nodeSqliteModule } from '../../src/storage/sqlite/load-node-sqlite.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { integrationSkip, POSTGRES_URL, probePostgres, probeRedis, REDIS_URL } from './integration.js';
 import { openIoredisStorage } from './ioredis-storage.js';
+import { deleteClusterKeys, type OwnCluster, openClusterStorage, ownClusterOrSkip } from './redis-cluster.js';
 
 /**
  * A durable backend: `sqlite` through better-sqlite3, `node-sqlite` through Node's built-in
- * `node:sqlite`, `ioredis` Redis through an ioredis client and `fromIoredis`.
+ * `node:sqlite`, `ioredis` Redis through an ioredis client and `fromIoredis`; `redis-cluster` and
+ * `ioredis-cluster` a Redis Cluster of the test file's own through either library's cluster client.
  */
-export type StoreName = 'sqlite' | 'node-sqlite' | 'redis' | 'ioredis' | 'postgres';
-const STORE_NAMES: readonly StoreName[] = ['sqlite', 'node-sqlite', 'redis', 'ioredis', 'postgres'];
+export type StoreName =
+  | 'sqlite'
+  | 'node-sqlite'
+  | 'redis'
+  | 'ioredis'
+  | 'redis-cluster'
+  | 'ioredis-cluster'
+  | 'postgres';
+const STORE_NAMES: readonly StoreName[] = [
+  'sqlite',
+  'node-sqlite',
+  'redis',
+  'ioredis',
+  'redis-cluster',
+  'ioredis-cluster',
+  'postgres',
+];
 
 /** Where a store lives: enough for any process to open it. */
 export interface StoreAddress {
@@ -66,10 +83,102 @@ export function openStoreAt(address: StoreAddress): LedgerStorage {
       return createRedisStorage({ url: address.location }, { prefix: address.prefix });
     case 'ioredis':
       return openIoredisStorage(address.location, address.prefix);
+    case 'redis-cluster':
+    case 'ioredis-cluster': {
+      const kind = address.name === 'redis-cluster' ? 'node-redis' : 'ioredis';
+      return lazyStorage(openClusterStorage(clusterAt(address.location), kind, { prefix: address.prefix }));
+    }
     case 'postgres':
       return createPostgresStorage({ connectionString: address.location }, { tablePrefix: address.prefix });
   }
 }
+
+/** The cluster whose startup nodes a cluster store's location lists (`127.0.0.1:7121,...`). */
+function clusterAt(location: string): OwnCluster {
+  const startup = location.split(',').map((node) => {
+    const [host = '127.0.0.1', port = '0'] = node.split(':');
+    return { host, port: Number(port) };
+  });
+  const unused = (): never => {
+    throw new Error('Only the startup nodes of a cluster store are known here');
+  };
+  const nodes = startup.map(({ host, port }) => ({ port, url: `redis://${host}:${port}`, pid: () => 0 }));
+  return {
+    nodes,
+    startup,
+    cli: unused,
+    shardOf: unused,
+    settle: unused,
+    signal: unused,
+    kill: unused,
+    restart: unused,
+    stop: unused,
+  };
+}
+
+/**
+ * A storage usable at once over one that is still connecting (a cluster client connects
+ * asynchronously); a connection that fails makes every operation unavailable.
+ */
+function lazyStorage(opening: Promise<LedgerStorage>): LedgerStorage {
+  const ready = opening.catch((cause: unknown) => {
+    throw new LedgerStorageUnavailableError('connect', { cause });
+  });
+  ready.catch(() => {});
+  return {
+    capabilities: { name: 'redis', crossProcess: true, durable: true },
+    get: (key) => ready.then((storage) => storage.get(key)),
+    create: (record) => ready.then((storage) => storage.create(record)),
+    update: (key, version, next) => ready.then((storage) => storage.update(key, version, next)),
+    findByTicket: (ticketKey) => ready.then((storage) => storage.findByTicket(ticketKey)),
+    list: (query) => ready.then((storage) => storage.list(query)),
+    hazards: () => ready.then((storage) => storage.hazards?.() ?? []),
+    identity: () =>
+      ready.then((storage) => {
+        if (storage.identity === undefined) throw new TypeError('The Redis storage has no `identity`');
+        return storage.identity();
+      }),
+    watch(key, onChange) {
+      let stop: (() => void) | null = null;
+      let stopped = false;
+      ready.then(
+        (storage) => {
+          if (!stopped) stop = storage.watch?.(key, onChange) ?? null;
+        },
+        () => {},
+      );
+      return () => {
+        stopped = true;
+        stop?.();
+      };
+    },
+    close: () => ready.then((storage) => storage.close()).catch(() => {}),
+  };
+}
+
+/** The file's cluster on `port`, started once and stopped after its last store is disposed. */
+const clusters = new Map<number, { cluster: Promise<OwnCluster | null>; users: number }>();
+function sharedCluster(port: number): { cluster: Promise<OwnCluster | null>; release(): Promise<void> } {
+  let entry = clusters.get(port);
+  if (entry === undefined) {
+    entry = { cluster: ownClusterOrSkip(port), users: 0 };
+    clusters.set(port, entry);
+  }
+  entry.users += 1;
+  const held = entry;
+  return {
+    cluster: held.cluster,
+    async release() {
+      held.users -= 1;
+      if (held.users > 0) return;
+      clusters.delete(port);
+      await (await held.cluster)?.stop();
+    },
+  };
+}
+
+/** Base ports of the clusters of the files that run cluster stores (each file its own). */
+const CLUSTER_PORTS: Readonly<Record<string, number>> = { race: 7121, fence: 7131 };
 
 /** The address a parent put in the environment with {@link TestStore.childEnv}. */
 export function storeAddressFromEnv(env: NodeJS.ProcessEnv = process.env): StoreAddress {
@@ -132,6 +241,19 @@ export async function testStore(name: StoreName, label: string): Promise<TestSto
       const address: StoreAddress = { name, location: REDIS_URL, prefix: `hyphae-test:${label}:${tag}:` };
       const skip = integrationSkip(await probeRedis(REDIS_URL));
       return storeOn(address, skip, () => deleteRedisKeys(REDIS_URL, address.prefix));
+    }
+    case 'redis-cluster':
+    case 'ioredis-cluster': {
+      const port = CLUSTER_PORTS[label];
+      if (port === undefined) throw new Error(`No cluster port for the stores labelled \`${label}\``);
+      const shared = sharedCluster(port);
+      const cluster = await shared.cluster;
+      const prefix = `hyphae-test:${label}:${tag}:`;
+      const location = cluster === null ? '' : cluster.startup.map((node) => `${node.host}:${node.port}`).join(',');
+      return storeOn({ name, location, prefix }, cluster === null, async () => {
+        if (cluster !== null) await deleteClusterKeys(cluster, prefix);
+        await shared.release();
+      });
     }
     case 'postgres': {
       const address: StoreAddress = { name, location: POSTGRES_URL, prefix: `${label}_${tag}_` };

@@ -44,12 +44,14 @@ import {
 } from '../helpers/chaos.js';
 import {
   type ChaosTarget,
+  clusterChaosTarget,
   ioredisChaosTarget,
   postgresChaosTarget,
   redisChaosTarget,
 } from '../helpers/chaos-targets.js';
 import { countHistory, writeHistoryReport } from '../helpers/history-report.js';
 import { integrationSkip, probePostgres, probeRedis } from '../helpers/integration.js';
+import { hasRedisServer } from '../helpers/own-redis.js';
 import { testStores } from '../helpers/server-stores.js';
 
 const AGENT_ID = 'hyphae-chaos-agent';
@@ -176,10 +178,16 @@ function judge(
   return 'returned stored result';
 }
 
+// The cluster targets start servers of their own: they need `redis-server`, not a running server.
+const clusterSkip = !(await hasRedisServer());
+if (clusterSkip && process.env.REQUIRE_INTEGRATION === '1')
+  throw new Error('REQUIRE_INTEGRATION=1 and no `redis-server`');
 const targets = [
   { name: 'redis', skip: integrationSkip(await probeRedis()), create: redisChaosTarget },
   { name: 'ioredis', skip: integrationSkip(await probeRedis()), create: ioredisChaosTarget },
   { name: 'postgres', skip: integrationSkip(await probePostgres()), create: postgresChaosTarget },
+  { name: 'redis cluster', skip: clusterSkip, create: () => clusterChaosTarget('node-redis', 7161) },
+  { name: 'ioredis cluster', skip: clusterSkip, create: () => clusterChaosTarget('ioredis', 7171) },
 ] as const;
 
 for (const { name, skip, create } of targets) {

@@ -35,7 +35,8 @@ import {
 } from '../helpers/backends.js';
 import { countHistory, writeHistoryReport } from '../helpers/history-report.js';
 
-const backends = await durableBackends();
+// Redis Cluster too, on a cluster of this file's own (ports 7181–7186).
+const backends = await durableBackends(process.env, { clusterPort: 7181 });
 /** The crashing worker's lease: short, so the tests that need it expired wait little. */
 const SHORT_LEASE_MS = 300;
 /** A lease no redispatch outlives, for the test that must meet it held. */

@@ -25,7 +25,10 @@ import {
 } from '../../src/index.js';
 import { type TestStore, testStores } from '../helpers/server-stores.js';
 
-const stores = await testStores(['sqlite', 'node-sqlite', 'redis', 'ioredis', 'postgres'], 'fence');
+const stores = await testStores(
+  ['sqlite', 'node-sqlite', 'redis', 'ioredis', 'redis-cluster', 'ioredis-cluster', 'postgres'],
+  'fence',
+);
 const AGENT_ID = 'hyphae-fence-agent';
 const LEASE_MS = 1_000;
 const START = 1_767_225_600_000;

@@ -29,7 +29,10 @@ import {
 import { type RaceWorkers, READY_TIMEOUT_MS, startRaceWorkers } from '../helpers/race-workers.js';
 import { testStores } from '../helpers/server-stores.js';
 
-const stores = await testStores(['sqlite', 'node-sqlite', 'redis', 'ioredis', 'postgres'], 'race');
+const stores = await testStores(
+  ['sqlite', 'node-sqlite', 'redis', 'ioredis', 'redis-cluster', 'ioredis-cluster', 'postgres'],
+  'race',
+);
 const SIZES = [2, 8, 32] as const;
 const ROUNDS = 100;
 const CHILDREN = 4;

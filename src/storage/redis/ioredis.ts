@@ -4,6 +4,7 @@
  */
 import { InvalidOptionError } from '../../errors.js';
 import { recordArgument } from '../../invalid-argument.js';
+import { type ClusterClient, keySlot, routedClient } from './cluster.js';
 import type { RedisClientLike } from './connection.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
 
@@ -20,6 +21,30 @@ export interface IoredisLike {
   duplicate(override: { lazyConnect: boolean }): IoredisSubscriberLike;
   /** The client's options; a `keyPrefix` is refused (see {@link fromIoredis}). */
   readonly options?: { readonly keyPrefix?: string | undefined };
+}
+
+/**
+ * The part of an ioredis `Cluster` (v5 or v6, `new Cluster([...])`) the adapter uses. Commands go
+ * through `call(...)`, which routes them by key; `nodes('master')` and `slots` reach the master
+ * of a key for what must run there (script loads, `WAIT`).
+ */
+export interface IoredisClusterLike {
+  readonly isCluster: boolean;
+  readonly status: string;
+  call(command: string, args: string[]): Promise<unknown>;
+  /** A new cluster client; the adapter passes no startup nodes (the same ones) and `{ lazyConnect: true }`. */
+  duplicate(startupNodes: never[], override: { lazyConnect: boolean }): IoredisSubscriberLike;
+  /** The master clients the cluster sends its commands through. */
+  nodes(role: 'master'): readonly IoredisNodeLike[];
+  /** For each slot, the `host:port` of its master first. */
+  readonly slots: readonly (readonly string[] | undefined)[];
+  readonly options?: { readonly keyPrefix?: string | undefined };
+}
+
+/** A master of an ioredis `Cluster`. */
+export interface IoredisNodeLike {
+  readonly options: { readonly host?: string | undefined; readonly port?: number | undefined };
+  call(command: string, args: string[]): Promise<unknown>;
 }
 
 /** The part of an ioredis client a subscriber connection uses. */
@@ -98,7 +123,7 @@ function ioredisSubscriber(client: IoredisSubscriberLike): RedisSubscriberLike {
  * const client = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 });
  * const storage = createRedisStorage({ client: fromIoredis(client) }, { prefix: 'payments:' });
  */
-export function fromIoredis(client: IoredisLike): RedisClientLike {
+export function fromIoredis(client: IoredisLike | IoredisClusterLike): RedisClientLike {
   recordArgument('fromIoredis', 'client', client, ['options']);
   const keyPrefix = client.options?.keyPrefix;
   if (typeof keyPrefix === 'string' && keyPrefix !== '') {
@@ -109,8 +134,30 @@ export function fromIoredis(client: IoredisLike): RedisClientLike {
       `The Redis ledger storage cannot use an ioredis client with \`keyPrefix\` (\`${keyPrefix}\`): give the storage \`{ prefix }\` instead`,
     );
   }
+  if ('isCluster' in client && client.isCluster === true) return fromIoredisCluster(client);
+  const single = client as IoredisLike;
   return {
-    sendCommand: (args) => client.call(args[0] as string, args.slice(1)),
-    duplicate: () => ioredisSubscriber(client.duplicate({ lazyConnect: true })),
+    sendCommand: (args) => single.call(args[0] as string, args.slice(1)),
+    duplicate: () => ioredisSubscriber(single.duplicate({ lazyConnect: true })),
   };
+}
+
+/** An ioredis `Cluster` as one routed client: `call` routes by key, the rest goes to masters. */
+function fromIoredisCluster(cluster: IoredisClusterLike): ClusterClient {
+  const send = (node: IoredisNodeLike | IoredisClusterLike, args: readonly string[]): Promise<unknown> =>
+    node.call(args[0] as string, args.slice(1));
+  const masterOf = (key: string): IoredisNodeLike => {
+    const address = cluster.slots[keySlot(key)]?.[0];
+    const node = cluster.nodes('master').find((each) => `${each.options.host}:${each.options.port}` === address);
+    if (node === undefined) throw new Error(`No master of the ioredis cluster serves the slot of \`${key}\``);
+    return node;
+  };
+  return routedClient(
+    (args) => send(cluster, args),
+    {
+      masters: async () => cluster.nodes('master').map((node) => ({ sendCommand: (args) => send(node, args) })),
+      sendTo: async (key, args) => send(masterOf(key), args),
+    },
+    () => ioredisSubscriber(cluster.duplicate([], { lazyConnect: true })),
+  );
 }

@@ -14,8 +14,9 @@
  * hash (`p rec:<key>`; channels and keys are separate namespaces), so pollers of that record in
  * other processes can read it again at once.
  *
- * Some scripts read record hashes named by the index rather than by KEYS; on Redis Cluster put a hash
- * tag in the prefix (`{hyphae}:`) so every key of one ledger lives in one slot.
+ * Some scripts read record hashes named by the index rather than by KEYS, so every key a script
+ * touches must share its slot on Redis Cluster: `cluster-storage.ts` runs these scripts per bucket
+ * (`p{b}rec:`, `p{b}updated`, ...), and a hash-tagged prefix puts the whole ledger in one slot.
  */
 
 /**

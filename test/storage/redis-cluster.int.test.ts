@@ -1,0 +1,221 @@
+/**
+ * The Redis driver on a Redis Cluster of the file's own (three masters with a replica each, ports
+ * 7101–7106), over node-redis (`createCluster`) and ioredis (`Cluster` through `fromIoredis`): the
+ * storage conformance suite, then what the cluster layout adds — records spread over every master,
+ * `list` merged across the buckets, a bucket's marker copy that vanishes, every master's
+ * `maxmemory-policy`, the single-slot layout of a hash-tagged prefix.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Cluster } from 'ioredis';
+import { createClient, type createCluster } from 'redis';
+import { afterAll, afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
+import { LedgerStorageCorruptError } from '../../src/errors.js';
+import { BUCKET_TAGS, bucketOf, keySlot } from '../../src/storage/redis/cluster.js';
+import type { IoredisClusterLike, RedisClusterLike, RedisStorage } from '../../src/storage/redis.js';
+import type { TransitionRecord } from '../../src/storage/transition-record.js';
+import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
+import { inListOrder, listAll } from '../helpers/integration.js';
+import {
+  type ClusterClientKind,
+  deleteClusterKeys,
+  type OwnCluster,
+  openClusterStorage,
+  ownClusterOrSkip,
+} from '../helpers/redis-cluster.js';
+
+const cluster = await ownClusterOrSkip(7101);
+const runPrefix = `hyphae-test:cluster:${randomUUID()}:`;
+const T = 1_767_225_600_000;
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** A record in a scope of its own, so records spread over the buckets. */
+const scoped = (overrides: Partial<TransitionRecord> = {}): TransitionRecord => {
+  const runId = `run-${randomUUID()}`;
+  return makeTestRecord({ scope: { threadId: 'thread-1', runId, node: 'tools' }, ...overrides });
+};
+
+/** Keys under `prefix` on each master, by port. */
+async function keysPerMaster(own: OwnCluster, prefix: string): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  for (const node of own.nodes) {
+    const client = createClient({ url: node.url });
+    await client.connect();
+    try {
+      if (String(((await client.sendCommand(['ROLE'])) as unknown[])[0]) !== 'master') continue;
+      let count = 0;
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) count += keys.length;
+      counts.set(node.port, count);
+    } finally {
+      await client.close();
+    }
+  }
+  return counts;
+}
+
+describe.skipIf(cluster === null)('redis storage on a cluster', () => {
+  const own = cluster as OwnCluster;
+
+  it('takes a node-redis cluster client and an ioredis Cluster, with no cast', () => {
+    expectTypeOf<ReturnType<typeof createCluster>>().toExtend<RedisClusterLike>();
+    expectTypeOf<Cluster>().toExtend<IoredisClusterLike>();
+  });
+
+  for (const kind of ['node-redis', 'ioredis'] as const satisfies readonly ClusterClientKind[]) {
+    describeStorageConformance({
+      name: `redis cluster (${kind})`,
+      open: () => openClusterStorage(own, kind, { prefix: `${runPrefix}${kind}:conformance:` }),
+      api: { describe, it },
+      watch: true,
+      identity: true,
+    });
+
+    describe(`cluster layout (${kind})`, () => {
+      let prefix: string;
+      const opened: RedisStorage[] = [];
+      const open = async (settings: { create?: boolean; prefix?: string } = {}): Promise<RedisStorage> => {
+        const storage = await openClusterStorage(own, kind, { prefix, ...settings });
+        opened.push(storage);
+        return storage;
+      };
+
+      beforeEach(() => {
+        prefix = `${runPrefix}${kind}:${randomUUID()}:`;
+      });
+
+      afterEach(async () => {
+        await Promise.all(opened.splice(0).map((storage) => storage.close()));
+        await deleteClusterKeys(own, prefix);
+      });
+
+      it('spreads records of different scopes over every master, each found by key and by ticket', async () => {
+        const storage = await open();
+        const records = Array.from({ length: 60 }, () => scoped());
+        for (const record of records) expect((await storage.create(record)).created).toBe(true);
+
+        const counts = await keysPerMaster(own, prefix);
+        expect(counts.size).toBe(3);
+        for (const count of counts.values()) expect(count).toBeGreaterThan(0);
+        expect(new Set(records.map(bucketOf)).size).toBeGreaterThan(20);
+        const other = await open();
+        for (const record of records) {
+          expect(await other.get(record.key)).toEqual(record);
+          expect(await other.findByTicket(record.ticketKey ?? '')).toEqual(record);
+        }
+      });
+
+      it('answers a ticket claimed under another scope with its holder', async () => {
+        const storage = await open();
+        const holder = scoped();
+        let rival = scoped({ ticketKey: holder.ticketKey });
+        while (bucketOf(rival) === bucketOf(holder)) rival = scoped({ ticketKey: holder.ticketKey });
+        await storage.create(holder);
+
+        expect(await storage.create(rival)).toEqual({ created: false, conflict: 'ticket', record: holder });
+        expect(await storage.get(rival.key)).toBeNull();
+      });
+
+      it('keeps a record, its ticket index entry and its bucket marker in one slot', () => {
+        const record = scoped();
+        const tag = BUCKET_TAGS[bucketOf(record)] ?? '';
+        const slots = ['rec:', 'ticket:', 'ledger', 'updated'].map((part) => keySlot(`${prefix}{${tag}}${part}x`));
+        expect(new Set(slots).size).toBe(1);
+        // The buckets' tags sit in 64 distinct slot ranges, so any split of the slots spreads them.
+        expect(new Set(BUCKET_TAGS.map((each) => Math.floor(keySlot(each) / 256))).size).toBe(64);
+      });
+
+      it('lists across the buckets in list order, paged and filtered', async () => {
+        const storage = await open();
+        const records = Array.from({ length: 45 }, (_, i) =>
+          scoped({ updatedAt: T + (i % 9), tool: i % 3 === 0 ? 'refund' : 'send_payment' }),
+        );
+        await Promise.all(records.map((record) => storage.create(record)));
+
+        const all = await listAll(storage, { limit: 7 });
+        expect(all.keys).toEqual(inListOrder(records));
+        expect(all.pageSizes.slice(0, -1).every((size) => size === 7)).toBe(true);
+        const refunds = await listAll(storage, { limit: 4, tool: 'refund' });
+        expect(refunds.keys).toEqual(inListOrder(records.filter((record) => record.tool === 'refund')));
+        const window = await listAll(storage, { limit: 5, updatedFrom: T + 2, updatedTo: T + 6 });
+        const inWindow = records.filter((record) => record.updatedAt >= T + 2 && record.updatedAt < T + 6);
+        expect(window.keys).toEqual(inListOrder(inWindow));
+      });
+
+      it('refuses every write to a bucket whose marker copy vanished, and a new storage refuses the store', async () => {
+        const storage = await open();
+        const record = scoped();
+        await storage.create(record);
+        const marker = `${prefix}{${BUCKET_TAGS[bucketOf(record)]}}ledger`;
+        const { master } = await own.shardOf(marker);
+        await own.cli(master, 'DEL', marker);
+
+        await expect(storage.update(record.key, 1, { ...record, version: 2 })).rejects.toBeInstanceOf(
+          LedgerStorageCorruptError,
+        );
+        const sibling = scoped({ scope: record.scope });
+        await expect(storage.create(sibling)).rejects.toBeInstanceOf(LedgerStorageCorruptError);
+        await expect((await open()).identity()).rejects.toThrow(/copy of the ledger marker in bucket/);
+        await expect((await open({ create: false })).identity()).rejects.toBeInstanceOf(LedgerStorageCorruptError);
+      });
+
+      it('reads a route without its record (a claim that died between them) as no record, and a route of no bucket as corrupt', async () => {
+        const storage = await open();
+        await storage.identity();
+        const record = scoped();
+        const route = `${prefix}route:{${record.key}}`;
+        const { master } = await own.shardOf(route);
+        await own.cli(master, 'SET', route, String(bucketOf(record)));
+
+        expect(await storage.get(record.key)).toBeNull();
+        expect((await storage.create(record)).created).toBe(true);
+        expect(await storage.get(record.key)).toEqual(record);
+        const stray = scoped();
+        const strayRoute = `${prefix}route:{${stray.key}}`;
+        await own.cli((await own.shardOf(strayRoute)).master, 'SET', strayRoute, '64');
+        await expect((await open()).get(stray.key)).rejects.toBeInstanceOf(LedgerStorageCorruptError);
+      });
+
+      it('loads its scripts again on every master after SCRIPT FLUSH', async () => {
+        const storage = await open();
+        const first = scoped();
+        await storage.create(first);
+        for (const node of own.nodes) await own.cli(node.port, 'SCRIPT', 'FLUSH');
+
+        const records = Array.from({ length: 12 }, () => scoped());
+        for (const record of records) expect((await storage.create(record)).created).toBe(true);
+        expect(await storage.update(first.key, 1, { ...first, version: 2 })).toBe(true);
+        expect(await storage.findByTicket(records[3]?.ticketKey ?? '')).toEqual(records[3]);
+        expect((await listAll(storage, { limit: 5 })).keys).toHaveLength(13);
+      });
+
+      it('opens no ledger on an empty cluster with `create: false`', async () => {
+        await expect((await open({ create: false })).create(scoped())).rejects.toThrow(/holds no ledger/);
+      });
+
+      it('reads the maxmemory-policy of every master', async () => {
+        const { master } = await own.shardOf(`${prefix}{${BUCKET_TAGS[40]}}ledger`);
+        await own.cli(master, 'CONFIG', 'SET', 'maxmemory-policy', 'allkeys-lru');
+        try {
+          const hazards = await (await open()).hazards();
+          expect(hazards.map((hazard) => hazard.code)).toEqual(['evicting_maxmemory_policy']);
+        } finally {
+          await own.cli(master, 'CONFIG', 'SET', 'maxmemory-policy', 'noeviction');
+        }
+        expect(await (await open()).hazards()).toEqual([]);
+      });
+
+      it('keeps a hash-tagged prefix in its one slot, as before', async () => {
+        prefix = `{${runPrefix}${kind}:${randomUUID()}}:`;
+        const storage = await open();
+        const records = Array.from({ length: 10 }, () => scoped());
+        for (const record of records) await storage.create(record);
+        const counts = [...(await keysPerMaster(own, prefix)).values()];
+        expect(counts.filter((count) => count > 0)).toHaveLength(1);
+        expect((await listAll(storage, { limit: 3 })).keys).toEqual(inListOrder(records));
+        expect(await storage.findByTicket(records[0]?.ticketKey ?? '')).toEqual(records[0]);
+      });
+    });
+  }
+});
