@@ -323,7 +323,7 @@ export {
 } from './ledger/boundary-markers.js';
 export { LedgerDecisionDeniedError } from './ledger/caller-verdicts.js';
 export { createLedger } from './ledger/create-ledger.js';
-export { composeDecision, decisionDigest, EffectState, effectStateOf } from './ledger/decision.js';
+export { decisionDigest, EffectState, effectStateOf } from './ledger/decision.js';
 export {
   createReceiptWriter,
   type ReceiptWriter,
@@ -368,7 +368,6 @@ export {
   allowedCapabilities,
   type CapabilityMechanisms,
   derivedCapability,
-  isToolCapability,
   ToolCapability,
 } from './ledger/tool-capability.js';
 export {
@@ -405,19 +404,12 @@ export type {
 } from './ledger/types.js';
 export {
   type DeathSignalPolicy,
-  defaultPresumedDeadAfterMs,
-  hasDeathSignal,
   hasWorkerDeathEvidence,
-  heartbeatAgeMs,
-  requiresDeathSignal,
 } from './ledger/worker-death.js';
 export { MAX_DURATION_MS } from './option-checks.js';
 export {
   CheckVerdict,
   type DecisionVerdict,
-  MAX_CHECK_NAME_LENGTH,
-  MAX_DECISION_VERDICTS,
-  MAX_REASON_LENGTH,
   type TransitionDecision,
 } from './storage/decision.js';
 export {

@@ -1,15 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type DecisionVerdict, effectStateOf, type TransitionDecision } from '../../src/index.js';
+import { composeDecision } from '../../src/ledger/decision.js';
 import {
-  composeDecision,
-  type DecisionVerdict,
-  effectStateOf,
+  decisionShapeProblem,
   MAX_CHECK_NAME_LENGTH,
   MAX_DECISION_VERDICTS,
   MAX_REASON_LENGTH,
-  type TransitionDecision,
-} from '../../src/index.js';
-import { decisionShapeProblem } from '../../src/storage/decision.js';
+} from '../../src/storage/decision.js';
 
 const verdict: fc.Arbitrary<DecisionVerdict> = fc.record(
   {

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Boundary,
-  composeDecision,
-  decisionDigest,
-  EffectState,
-  effectStateOf,
-  MAX_DECISION_VERDICTS,
-  MAX_REASON_LENGTH,
-  type Outcome,
-} from '../../src/index.js';
-import { decisionShapeProblem } from '../../src/storage/decision.js';
+import { type Boundary, decisionDigest, EffectState, effectStateOf, type Outcome } from '../../src/index.js';
+import { composeDecision } from '../../src/ledger/decision.js';
+import { decisionShapeProblem, MAX_DECISION_VERDICTS, MAX_REASON_LENGTH } from '../../src/storage/decision.js';
 
 const allowed = composeDecision([{ check: 'fuses', verdict: 'allow' }]);
 const denied = composeDecision([{ check: 'approval', verdict: 'deny', reason: 'nobody approved it' }]);

@@ -21,11 +21,11 @@ import {
   LedgerWorkerAliveError,
   type ReconcileVerdict,
   recordExternalOperation,
-  requiresDeathSignal,
   type SideEffectClass,
   sideEffect,
   type TransitionRecord,
 } from '../../src/index.js';
+import { requiresDeathSignal } from '../../src/ledger/worker-death.js';
 
 type Plan =
   | 'succeed'

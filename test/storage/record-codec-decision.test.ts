@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { composeDecision, LedgerStorageCorruptError } from '../../src/index.js';
+import { LedgerStorageCorruptError } from '../../src/index.js';
+import { composeDecision } from '../../src/ledger/decision.js';
 import { decodeRecord, encodeRecord } from '../../src/storage/record-codec.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 
