@@ -3,7 +3,8 @@
  * repairs the prompt and runs the budget pre-flight; `wrapGenerate` and `wrapStream` book the
  * call's real usage in place of its reservation.
  */
-import type { GuardRun, ModelCallGate } from '../pipeline.js';
+
+import type { GuardRun, ModelCallGate } from '../shared/run-types.js';
 import { stopGenerateResult, stopStreamResult } from './stop-answer.js';
 
 /** The call options of a language model, as far as the middleware reads them. */
