@@ -6,6 +6,7 @@
 import { APICallError, isStepCount, type ModelMessage, streamText, type Tool, ToolLoopAgent, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { withGuards } from '../../../src/adapters/ai-sdk.js';
+import type { GuardRun } from '../../../src/adapters/shared/run-types.js';
 import {
   COMPLETED,
   createScript,
@@ -19,7 +20,6 @@ import {
 } from '../harness.js';
 import type { Scenario } from '../scenarios.js';
 import { type FakeProvider, toolDescriptions, toolSchemas } from '../tools.js';
-import type { GuardRun } from '../../../src/adapters/shared/run-types.js';
 
 // The AI SDK warns on the process when a loop reaches its default limit; the report says it.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
