@@ -8,7 +8,7 @@ export {
   isBoundedTool,
   type SchemaInput,
 } from './boundary/bounded.js';
-export type { AssistantMessage, ChatMessage, ChatToolCall, ToolCallRequest, ToolMessage } from './boundary/chat.js';
+export type { ChatMessage, ChatToolCall, LlmAssistantMessage, ToolCallRequest, ToolMessage } from './boundary/chat.js';
 export {
   type CompiledSchema,
   compileSchema,

@@ -12,23 +12,6 @@ import type { GuardRun, GuardRunOptions } from './shared/run-types.js';
 import { compileToolPlan, type GuardedToolSpec, type ToolPlan } from './shared/tool-plan.js';
 import type { GuardEvent } from './shared/types.js';
 
-export type { GuardRun, GuardRunOptions, ModelCallCheck, ModelCallGate } from './shared/run-types.js';
-export type { GuardedToolSpec, LedgerToolOptions, ToolCacheOptions } from './shared/tool-plan.js';
-export {
-  type ExecuteToolCallOptions,
-  type GuardEvent,
-  type GuardRefusal,
-  RefusalStage,
-  type ResultSource,
-  type ToolCallFailure,
-  type ToolCallInput,
-  type ToolCallOutcome,
-  type ToolCallRefusal,
-  type ToolCallSuccess,
-  type ToolExecutionContext,
-  type ToolExecutor,
-} from './shared/types.js';
-
 /** The guards a pipeline composes; every one is optional. */
 export interface GuardPipelineOptions {
   /** Runs each call once per transition (scope, tool, canonical arguments, call id). */

@@ -19,7 +19,7 @@ export interface ChatMessage {
 }
 
 /** What the model returns: an assistant message, with tool calls or without. */
-export interface AssistantMessage extends ChatMessage {
+export interface LlmAssistantMessage extends ChatMessage {
   readonly role: 'assistant';
   readonly content?: string | null | undefined;
   readonly tool_calls?: readonly ChatToolCall[] | null | undefined;

@@ -13,7 +13,7 @@
  * and the turn ends; a turn without tool calls ends at once.
  */
 import { GuardError } from '../errors.js';
-import type { AssistantMessage, ChatMessage, ChatToolCall, ToolCallRequest, ToolMessage } from './chat.js';
+import type { ChatMessage, ChatToolCall, LlmAssistantMessage, ToolCallRequest, ToolMessage } from './chat.js';
 import { usedToolCallIds } from './chat.js';
 import { ToolBoundaryError, ToolBoundaryExhaustedError, ToolRegistryError } from './errors.js';
 import {
@@ -32,7 +32,7 @@ export interface LlmRequest {
 }
 
 /** Asks the model for its next message. */
-export type InvokeLlm = (request: LlmRequest) => AssistantMessage | Promise<AssistantMessage>;
+export type InvokeLlm = (request: LlmRequest) => LlmAssistantMessage | Promise<LlmAssistantMessage>;
 
 /** Turns a tool's output into the content of its tool message. */
 export type FormatToolResult = (output: unknown, call: ToolCallRequest) => string;
@@ -47,7 +47,7 @@ export interface LlmTurnResult {
   /** The caller's messages, then this turn's assistant and tool messages (refused rounds included). */
   readonly messages: ChatMessage[];
   /** The model's last message. */
-  readonly assistant: AssistantMessage;
+  readonly assistant: LlmAssistantMessage;
   /** The calls that ran, in order; empty when the model answered without tool calls. */
   readonly results: readonly ToolCallResult[];
   /** How many times the model was asked again. */
@@ -78,7 +78,7 @@ interface Round {
   readonly messages: readonly ChatMessage[];
 }
 
-function toRequests(assistant: AssistantMessage): ToolCallRequest[] {
+function toRequests(assistant: LlmAssistantMessage): ToolCallRequest[] {
   if (assistant === null || typeof assistant !== 'object' || assistant.role !== 'assistant') {
     throw new GuardError('invalid_llm_response', '`invokeLlm` must return an assistant message');
   }

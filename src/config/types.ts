@@ -3,6 +3,7 @@
  * side-effect class aliases resolved. Secrets and URLs named by environment variable stay names
  * here; `loadConfig` reads them.
  */
+import type { McpSecretsAction, McpToolPolicy } from '../boundary/mcp-tool-policy.js';
 import type { TranscriptFormat } from '../context/transcript/types.js';
 import type { ToolCapability } from '../ledger/tool-capability.js';
 import type { ArgsDriftPolicy, ToolIdentity } from '../ledger/types.js';
@@ -213,23 +214,6 @@ export interface TranscriptSettings {
   readonly format?: TranscriptFormat;
 }
 
-/** What a credential found in a call's arguments or result does: refuse the call, redact the value, or nothing. */
-export type McpSecretsAction = 'refuse' | 'redact' | 'off';
-
-/** `mcp.tools.<name>`: overrides of what an upstream tool's annotations say, and its guards. */
-export interface McpToolSettings {
-  readonly sideEffectClass?: SideEffectClass;
-  readonly permissions?: readonly string[];
-  /** A field spec or JSON Schema checked in addition to the server's `inputSchema`. */
-  readonly schema?: Readonly<Record<string, unknown>>;
-  /** Absolute roots. */
-  readonly allowedPaths?: readonly string[];
-  readonly pathParams?: readonly string[];
-  readonly secrets?: McpSecretsAction;
-  readonly approval?: 'required' | 'none';
-  readonly costUsd?: number;
-}
-
 /** The `mcp` section: the policy of the guarding MCP proxy. */
 export interface McpSettings {
   readonly principal: string;
@@ -240,7 +224,7 @@ export interface McpSettings {
   readonly pinning: boolean;
   readonly secrets: McpSecretsAction;
   readonly budget: { readonly maxCalls?: number; readonly maxUsd?: number };
-  readonly tools: Readonly<Record<string, McpToolSettings>>;
+  readonly tools: Readonly<Record<string, McpToolPolicy>>;
 }
 
 /** A whole `hyphae.yaml`, checked and parsed. */

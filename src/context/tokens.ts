@@ -1,8 +1,4 @@
-/**
- * Pluggable token counting: a chars/4 estimate, and a `gpt-tokenizer` counter for OpenAI models
- * that loads its encodings lazily (never when the root entry is imported).
- */
-import { createRequire } from 'node:module';
+import { type GptEncoding, loadGptEncoding, loadGptModelMapping } from '../core/gpt-tokenizer.js';
 import { arrayArgument, InvalidArgumentError, kindOf, optionsOf, unreadableArgument } from '../invalid-argument.js';
 
 /** Counts tokens of text and of whole chat histories. */
@@ -135,18 +131,8 @@ export function tokenCounterFromFunction(
   });
 }
 
-interface Encoding {
-  countTokens(text: string, options?: { readonly disallowedSpecial?: ReadonlySet<string> }): number;
-}
-
 // Text that merely contains `<|endoftext|>` is counted as text instead of throwing.
 const AS_TEXT = Object.freeze({ disallowedSpecial: new Set<string>() });
-
-interface Mapping {
-  readonly DEFAULT_ENCODING: string;
-  readonly encodingNames: readonly string[];
-  readonly modelToEncodingMap: Readonly<Record<string, string | undefined>>;
-}
 
 const OPENAI_MODEL = /^(?:gpt-|chatgpt-|o\d|text-embedding-|davinci|babbage|codex-|ft:gpt-)/;
 
@@ -179,21 +165,12 @@ export function createGptTokenCounter(given: GptTokenCounterOptions = {}): Messa
   const options = optionsOf('createGptTokenCounter', given, true);
   const defaultModel = options.defaultModel ?? 'gpt-4o';
   const fallback = options.fallback ?? charTokenCounter;
-  const encodings = new Map<string, Encoding>();
-  let mapping: Mapping | undefined;
-  let load: NodeJS.Require | undefined;
 
-  function encodingFor(model: string): Encoding {
-    load ??= createRequire(import.meta.url);
-    mapping ??= load('gpt-tokenizer/mapping') as Mapping;
+  function encodingFor(model: string): GptEncoding {
+    const mapping = loadGptModelMapping();
     const listed = mapping.modelToEncodingMap[model];
     const name = listed !== undefined && mapping.encodingNames.includes(listed) ? listed : mapping.DEFAULT_ENCODING;
-    let encoding = encodings.get(name);
-    if (encoding === undefined) {
-      encoding = load(`gpt-tokenizer/encoding/${name}`) as Encoding;
-      encodings.set(name, encoding);
-    }
-    return encoding;
+    return loadGptEncoding(name);
   }
 
   function counterFor(model: string | undefined): ((text: string) => number) | null {

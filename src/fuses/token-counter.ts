@@ -1,16 +1,4 @@
-/**
- * Token counting for the budget fuse's pre-flight estimate.
- *
- * OpenAI model names are counted with `gpt-tokenizer` (o200k_base, or cl100k_base for the GPT-4 and
- * GPT-3.5 families); every other model is estimated at four characters a token. The tokenizer is
- * loaded lazily and synchronously, through `createRequire`, the first time an OpenAI model is
- * counted: importing hyphae never loads it, and a count is the same whenever it is taken (an
- * asynchronous preload with a fallback would make the estimate depend on timing, and so the gate).
- * The package ships CommonJS builds under its `./*` export, so `require` is supported. Loading the
- * o200k ranks takes about a second once per process; call {@link preloadTokenizer} at start-up to
- * pay it there.
- */
-import { createRequire } from 'node:module';
+import { type GptEncoding, loadGptEncoding } from '../core/gpt-tokenizer.js';
 import { stringArgument } from '../invalid-argument.js';
 
 /** Counts the tokens of `text` as `model` would. Must return a finite, non-negative number. */
@@ -21,14 +9,9 @@ export const OpenAiEncoding = { o200k_base: 'o200k_base', cl100k_base: 'cl100k_b
 /** The BPE encodings the default counter uses. */
 export type OpenAiEncoding = (typeof OpenAiEncoding)[keyof typeof OpenAiEncoding];
 
-/** The part of gpt-tokenizer we use, typed structurally so none of its types leak into ours. */
-interface Encoder {
-  countTokens(text: string, options: { readonly disallowedSpecial: ReadonlySet<string> }): number;
-}
-
 // Text such as `<|endoftext|>` in a message is counted as plain text rather than rejected.
 const PLAIN_TEXT = Object.freeze({ disallowedSpecial: new Set<string>() });
-const encoders = new Map<OpenAiEncoding, Encoder | null>();
+const encoders = new Map<OpenAiEncoding, GptEncoding | null>();
 
 /** Four characters a token: the estimate for models whose tokenizer we do not ship. */
 export const approximateTokenCounter: TokenCounter = function approximateTokenCounter(text) {
@@ -53,13 +36,11 @@ export function openAiEncodingFor(model: string): OpenAiEncoding | null {
   return null;
 }
 
-function loadEncoder(encoding: OpenAiEncoding): Encoder | null {
+function loadEncoder(encoding: OpenAiEncoding): GptEncoding | null {
   if (encoders.has(encoding)) return encoders.get(encoding) ?? null;
-  let encoder: Encoder | null = null;
+  let encoder: GptEncoding | null = null;
   try {
-    const required: unknown = createRequire(import.meta.url)(`gpt-tokenizer/encoding/${encoding}`);
-    const candidate = required as Partial<Encoder> | null;
-    if (typeof candidate?.countTokens === 'function') encoder = candidate as Encoder;
+    encoder = loadGptEncoding(encoding);
   } catch {
     // Not installed or not loadable: the character estimate stands in (the same for every call).
     encoder = null;

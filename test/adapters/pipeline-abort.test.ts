@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createGuardPipeline, type ToolExecutor } from '../../src/adapters/pipeline.js';
+import { createGuardPipeline } from '../../src/adapters/pipeline.js';
+import type { ToolExecutor } from '../../src/adapters/shared/types.js';
 import { createLedger, createMemoryStorage } from '../../src/index.js';
 import { deferred, until } from '../ledger/ledger-helpers.js';
 

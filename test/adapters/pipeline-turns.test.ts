@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createGuardPipeline, type GuardRun, type ToolCallOutcome } from '../../src/adapters/pipeline.js';
+import { createGuardPipeline } from '../../src/adapters/pipeline.js';
+import type { GuardRun } from '../../src/adapters/shared/run-types.js';
+import type { ToolCallOutcome } from '../../src/adapters/shared/types.js';
 import {
   budgetFuse,
   createFuseBox,

@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createGuardPipeline, type ToolExecutor } from '../../src/adapters/pipeline.js';
+import { createGuardPipeline } from '../../src/adapters/pipeline.js';
+import type { ToolExecutor } from '../../src/adapters/shared/types.js';
 
 describe('executeToolCall with a typed body', () => {
   it('takes a body that declares its arguments type and passes it the validated arguments', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createGuardPipeline, type GuardEvent, type ToolCallOutcome } from '../../src/adapters/pipeline.js';
+import { createGuardPipeline } from '../../src/adapters/pipeline.js';
+import type { GuardEvent, ToolCallOutcome } from '../../src/adapters/shared/types.js';
 import {
   budgetFuse,
   createFuseBox,

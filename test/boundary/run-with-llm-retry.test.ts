@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { bounded } from '../../src/boundary/bounded.js';
-import type { AssistantMessage, ChatMessage } from '../../src/boundary/chat.js';
+import type { ChatMessage, LlmAssistantMessage } from '../../src/boundary/chat.js';
 import { createToolRegistry } from '../../src/boundary/create-tool-registry.js';
 import { createToolRunner } from '../../src/boundary/create-tool-runner.js';
 import { ToolBoundaryError, ToolBoundaryExhaustedError } from '../../src/boundary/errors.js';
 import type { InvokeLlm } from '../../src/boundary/llm-turn.js';
 
-function call(id: string, name: string, args: string): AssistantMessage {
+function call(id: string, name: string, args: string): LlmAssistantMessage {
   return {
     role: 'assistant',
     content: null,
@@ -15,7 +15,7 @@ function call(id: string, name: string, args: string): AssistantMessage {
 }
 
 /** A model that answers from a script and records every transcript it was shown. */
-function scriptedModel(replies: readonly AssistantMessage[]) {
+function scriptedModel(replies: readonly LlmAssistantMessage[]) {
   const seen: (readonly ChatMessage[])[] = [];
   const invokeLlm: InvokeLlm = vi.fn(({ messages }) => {
     seen.push(messages);
@@ -138,7 +138,7 @@ describe('runWithLlmRetry', () => {
 
   it('runs none of a turn’s calls while one is refused, and answers each of them', async () => {
     const { runner, fetchBody, refundBody } = setup();
-    const both = (amount: string): AssistantMessage => ({
+    const both = (amount: string): LlmAssistantMessage => ({
       role: 'assistant',
       tool_calls: [
         { id: 'a', type: 'function', function: { name: 'fetch_customer', arguments: '{"customer_id":"c1"}' } },
@@ -195,7 +195,7 @@ describe('runWithLlmRetry', () => {
 
   it('ends at once when the model answers without tool calls', async () => {
     const { runner } = setup();
-    const reply: AssistantMessage = { role: 'assistant', content: 'Hello' };
+    const reply: LlmAssistantMessage = { role: 'assistant', content: 'Hello' };
 
     const turn = await runner.runWithLlmRetry({ invokeLlm: () => reply, messages: [user] });
 
@@ -238,7 +238,7 @@ describe('runWithLlmRetry', () => {
     );
     registry.register('after', bounded({ name: 'after', sideEffectClass: 'read', schema: {} }, after));
     const runner = createToolRunner({ registry, maxToolRetries: 1 });
-    const reply: AssistantMessage = {
+    const reply: LlmAssistantMessage = {
       role: 'assistant',
       tool_calls: [
         { id: 'f1', type: 'function', function: { name: 'flaky', arguments: '{}' } },

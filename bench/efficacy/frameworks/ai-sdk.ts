@@ -6,7 +6,7 @@
 import { APICallError, isStepCount, type ModelMessage, streamText, type Tool, ToolLoopAgent, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { withGuards } from '../../../src/adapters/ai-sdk.js';
-import type { GuardRun } from '../../../src/adapters/pipeline.js';
+import type { GuardRun } from '../../../src/adapters/shared/run-types.js';
 import {
   COMPLETED,
   createScript,

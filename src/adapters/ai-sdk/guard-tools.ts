@@ -4,9 +4,9 @@
  */
 import { GuardError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
-import type { GuardRun } from '../pipeline.js';
 import { isAbortError } from '../shared/abort.js';
 import { ToolCallFailedError, ToolCallRefusedError } from '../shared/errors.js';
+import type { GuardRun } from '../shared/run-types.js';
 import type { ToolCallOutcome } from '../shared/types.js';
 import { createChannel } from './channel.js';
 

@@ -5,7 +5,7 @@
  */
 
 import { checkOptions } from '../../invalid-argument.js';
-import type { GuardRun, ModelCallGate } from '../pipeline.js';
+import type { GuardRun, ModelCallGate } from '../shared/run-types.js';
 import { stopGenerateResult, stopStreamResult } from './stop-answer.js';
 
 /** The call options of a language model, as far as the middleware reads them. */

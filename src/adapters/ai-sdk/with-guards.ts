@@ -4,7 +4,7 @@
  */
 import { wrapLanguageModel } from 'ai';
 import { InvalidOptionError } from '../../errors.js';
-import type { GuardRun } from '../pipeline.js';
+import type { GuardRun } from '../shared/run-types.js';
 import { type AiSdkToolLike, guardTools } from './guard-tools.js';
 import { type HyphaeMiddlewareOptions, hyphaeMiddleware } from './middleware.js';
 

@@ -3,9 +3,9 @@
  * the core shared by the middleware's `wrapToolCall` and the guarded tools of a `ToolNode`.
  */
 import { isGraphBubbleUp } from '@langchain/langgraph';
-import type { GuardRun } from '../pipeline.js';
 import { isAbortError } from '../shared/abort.js';
 import { ToolCallRefusedError } from '../shared/errors.js';
+import type { GuardRun } from '../shared/run-types.js';
 import type { ToolCallOutcome } from '../shared/types.js';
 import {
   errorToolMessage,

@@ -3,7 +3,7 @@
  * (a refused call is not made) and the real usage booked from the answer.
  */
 import { convertToOpenAITool } from '@langchain/core/utils/function_calling';
-import type { GuardRun } from '../pipeline.js';
+import type { GuardRun } from '../shared/run-types.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { isObject } from './messages.js';
 import { stopAnswer } from './stop.js';

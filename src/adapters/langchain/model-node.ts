@@ -5,7 +5,7 @@
  * and the thread, so no run id is passed between them.
  */
 import { GuardError, InvalidOptionError } from '../../errors.js';
-import type { GuardRun } from '../pipeline.js';
+import type { GuardRun } from '../shared/run-types.js';
 import { isObject, messagesOf, messageType, toolCallsOf } from './messages.js';
 import { opensInvocation, registryOf, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
 import { stopAnswer } from './stop.js';

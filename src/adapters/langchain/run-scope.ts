@@ -7,7 +7,8 @@
  * human message, which the checkpoint keeps, so the redispatched call lands on the same transition.
  */
 import { InvalidOptionError } from '../../errors.js';
-import { type GuardPipeline, type GuardRun, type GuardRunOptions, toGuardPipeline } from '../pipeline.js';
+import { type GuardPipeline, toGuardPipeline } from '../pipeline.js';
+import type { GuardRun, GuardRunOptions } from '../shared/run-types.js';
 import { isObject, lastMessageId, messagesOf, messageType } from './messages.js';
 import type { LangChainGuards, LangChainRunContext, LangChainScopeOptions } from './types.js';
 

@@ -4,7 +4,7 @@
  */
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import type { RepairTranscriptOptions } from '../../context/transcript/repair.js';
-import type { GuardRun } from '../pipeline.js';
+import type { GuardRun } from '../shared/run-types.js';
 import { isObject, messageType, toolCallsOf } from './messages.js';
 import type { LangChainMessage, LangChainToolCall } from './types.js';
 

@@ -3,26 +3,13 @@
  * an upstream tool: its side-effect class and the scopes it needs. Annotations are hints from the
  * server, so the policy wins wherever it speaks.
  */
+
+import type { McpSecretsAction, McpToolPolicy } from '../../boundary/mcp-tool-policy.js';
 import { unreadableArgument } from '../../invalid-argument.js';
 import type { SideEffectClass } from '../../storage/envelope.js';
 import type { McpToolDefinition } from './types.js';
 
-/** What a credential in a call's arguments or result does. */
-export type McpSecretsAction = 'refuse' | 'redact' | 'off';
-
-/** The policy of one upstream tool. */
-export interface McpToolPolicy {
-  readonly sideEffectClass?: SideEffectClass;
-  readonly permissions?: readonly string[];
-  /** A field spec or JSON Schema checked in addition to the server's `inputSchema`. */
-  readonly schema?: Readonly<Record<string, unknown>>;
-  /** Absolute roots that the `pathParams` arguments must stay inside. */
-  readonly allowedPaths?: readonly string[];
-  readonly pathParams?: readonly string[];
-  readonly secrets?: McpSecretsAction;
-  readonly approval?: 'required' | 'none';
-  readonly costUsd?: number;
-}
+export type { McpSecretsAction, McpToolPolicy } from '../../boundary/mcp-tool-policy.js';
 
 /** The policy of the MCP guards; every field has a safe default. */
 export interface McpPolicy {

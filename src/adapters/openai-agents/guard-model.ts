@@ -6,8 +6,9 @@
 import { InvalidOptionError } from '../../errors.js';
 import type { ModelReservation } from '../../fuses/budget.js';
 import { checkOptions } from '../../invalid-argument.js';
-import type { GuardPipeline, GuardRun, GuardRunOptions } from '../pipeline.js';
+import type { GuardPipeline } from '../pipeline.js';
 import { ModelCallRefusedError } from '../shared/errors.js';
+import type { GuardRun, GuardRunOptions } from '../shared/run-types.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { maxTokensOf, modelCallOf, usageOf } from './model-request.js';
 import { recheckResentCalls } from './resent-calls.js';

@@ -2,7 +2,8 @@
  * What the budget reads of an `@openai/agents` model call: the prompt and tool schemas of a
  * `ModelRequest`, and the tokens of the `Usage` its answer reports.
  */
-import type { ModelCallCheck } from '../pipeline.js';
+
+import type { ModelCallCheck } from '../shared/run-types.js';
 import type { AgentModelRequestLike } from './types.js';
 
 type Bag = Readonly<Record<string, unknown>>;

@@ -5,7 +5,7 @@
  * count the repeat, so a model re-sending one call every turn is stopped like any other loop.
  */
 import { GuardError } from '../../errors.js';
-import type { GuardRun } from '../pipeline.js';
+import type { GuardRun } from '../shared/run-types.js';
 
 type Item = Readonly<Record<string, unknown>>;
 

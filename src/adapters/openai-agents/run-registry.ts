@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError } from '../../errors.js';
-import { type GuardPipeline, type GuardRun, type GuardRunOptions, toGuardPipeline } from '../pipeline.js';
+import { type GuardPipeline, toGuardPipeline } from '../pipeline.js';
+import type { GuardRun, GuardRunOptions } from '../shared/run-types.js';
 import type { AgentGuards, AgentRunScope, AgentScopeOptions } from './types.js';
 
 /** The pipeline itself, or one built from options. */

@@ -132,32 +132,45 @@ function answerOf(outcome: ToolCallOutcome, call: HonouredCall, settings: LoopSe
   }
 }
 
+/**
+ * One call through the guards with the loop's executor of its name; a refusal by one of the
+ * `terminalFuses` stops the run. After a terminal refusal the run is latched, so the pipeline
+ * refuses the siblings itself.
+ */
+async function guardCall(
+  options: GuardedToolLoopOptions,
+  settings: LoopSettings,
+  call: { readonly id: string; readonly name: string; readonly argsText: string },
+): Promise<ToolCallOutcome> {
+  const { guards, executors, signal } = options;
+  const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
+  const execute: ToolExecutor | undefined =
+    body === undefined ? undefined : (args, context) => body(args as never, context);
+  const outcome = await guards.executeToolCall(
+    { id: call.id, name: call.name, argsText: call.argsText },
+    execute,
+    signal === undefined ? {} : { abortSignal: signal },
+  );
+  if (
+    outcome.status === 'refused' &&
+    outcome.verdict !== undefined &&
+    settings.terminalFuses.has(outcome.verdict.fuse)
+  ) {
+    guards.stop({ ...outcome, terminal: true });
+  }
+  return outcome;
+}
+
 /** Run the honoured calls of a turn in order; a terminal refusal stops the ones after it. */
 async function runCalls(
   options: GuardedToolLoopOptions,
   settings: LoopSettings,
   calls: readonly HonouredCall[],
 ): Promise<OpenAiLoopMessage[]> {
-  const { guards, executors, signal } = options;
   const answers: OpenAiLoopMessage[] = [];
   for (const call of calls) {
-    const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
-    const execute: ToolExecutor | undefined =
-      body === undefined ? undefined : (args, context) => body(args as never, context);
-    // After a terminal refusal the run is latched, so the pipeline refuses the siblings itself.
-    const outcome = await guards.executeToolCall(
-      { id: call.id, name: call.name, argsText: call.argsText },
-      execute,
-      signal === undefined ? {} : { abortSignal: signal },
-    );
-    if (
-      outcome.status === 'refused' &&
-      outcome.verdict !== undefined &&
-      settings.terminalFuses.has(outcome.verdict.fuse)
-    ) {
-      guards.stop({ ...outcome, terminal: true });
-    }
-    answers.push({ role: 'tool', tool_call_id: call.id, content: answerOf(outcome, call, settings, signal) });
+    const outcome = await guardCall(options, settings, call);
+    answers.push({ role: 'tool', tool_call_id: call.id, content: answerOf(outcome, call, settings, options.signal) });
   }
   return answers;
 }
@@ -173,22 +186,9 @@ async function recheckAnswered(
   settings: LoopSettings,
   skipped: readonly SkippedCall[],
 ): Promise<void> {
-  const { guards, executors, signal } = options;
   for (const call of skipped) {
-    if (call.why !== 'answered_id' || guards.stopped !== null) continue;
-    const body = Object.hasOwn(executors, call.name) ? executors[call.name] : undefined;
-    const outcome = await guards.executeToolCall(
-      { id: call.id, name: call.name, argsText: call.argsText },
-      body === undefined ? undefined : (args, context) => body(args as never, context),
-      signal === undefined ? {} : { abortSignal: signal },
-    );
-    if (
-      outcome.status === 'refused' &&
-      outcome.verdict !== undefined &&
-      settings.terminalFuses.has(outcome.verdict.fuse)
-    ) {
-      guards.stop({ ...outcome, terminal: true });
-    }
+    if (call.why !== 'answered_id' || options.guards.stopped !== null) continue;
+    await guardCall(options, settings, call);
   }
 }
 

@@ -2,7 +2,8 @@
  * The `openai` package's Chat Completions, declared structurally: users pass their own client and
  * no SDK type reaches our declarations. Loose on purpose, so that the SDK's own objects fit.
  */
-import type { GuardRun } from '../pipeline.js';
+
+import type { GuardRun } from '../shared/run-types.js';
 import type { GuardRefusal, ToolExecutionContext } from '../shared/types.js';
 
 /** A tool call of an assistant message: a function call, or another kind (custom) we do not run. */

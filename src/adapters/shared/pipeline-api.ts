@@ -2,22 +2,16 @@
  * The guard pipeline's public API, exported by every adapter entry (`hyphae/openai`, `hyphae/ai-sdk`,
  * `hyphae/langchain`, `hyphae/openai-agents`) so an application needs only its framework's entry.
  */
+export { createGuardPipeline, type GuardPipeline, type GuardPipelineOptions } from '../pipeline.js';
+export { ModelCallRefusedError, ToolCallFailedError, ToolCallRefusedError } from './errors.js';
+export type { GuardRun, GuardRunOptions, ModelCallCheck, ModelCallGate } from './run-types.js';
+export type { GuardedToolSpec, LedgerToolOptions, ToolCacheOptions } from './tool-plan.js';
 export {
-  createGuardPipeline,
   type ExecuteToolCallOptions,
   type GuardEvent,
-  type GuardedToolSpec,
-  type GuardPipeline,
-  type GuardPipelineOptions,
   type GuardRefusal,
-  type GuardRun,
-  type GuardRunOptions,
-  type LedgerToolOptions,
-  type ModelCallCheck,
-  type ModelCallGate,
   RefusalStage,
   type ResultSource,
-  type ToolCacheOptions,
   type ToolCallFailure,
   type ToolCallInput,
   type ToolCallOutcome,
@@ -25,5 +19,4 @@ export {
   type ToolCallSuccess,
   type ToolExecutionContext,
   type ToolExecutor,
-} from '../pipeline.js';
-export { ModelCallRefusedError, ToolCallFailedError, ToolCallRefusedError } from './errors.js';
+} from './types.js';

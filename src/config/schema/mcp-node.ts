@@ -3,7 +3,8 @@
  * tools are visible, how a retried call is recognised, and per-tool overrides of what the server's
  * annotations say.
  */
-import type { McpSettings, McpToolSettings } from '../types.js';
+import type { McpToolPolicy } from '../../boundary/mcp-tool-policy.js';
+import type { McpSettings } from '../types.js';
 import { duration, filePath, names, sideEffectClass } from './common-nodes.js';
 import { list, object, record } from './composite-nodes.js';
 import { boolean, map, mapping, type Node, number, oneOf, optional, string } from './nodes.js';
@@ -13,7 +14,7 @@ export const DEFAULT_MCP_RETRY_WINDOW_MS = 600_000;
 
 const SECRETS = ['refuse', 'redact', 'off'] as const;
 
-function mcpToolNode(): Node<McpToolSettings> {
+function mcpToolNode(): Node<McpToolPolicy> {
   const node = object(
     {
       side_effect_class: optional(
@@ -45,7 +46,7 @@ function mcpToolNode(): Node<McpToolSettings> {
   );
   return map(
     node,
-    (raw): McpToolSettings => ({
+    (raw): McpToolPolicy => ({
       ...(raw.side_effect_class === undefined ? {} : { sideEffectClass: raw.side_effect_class }),
       ...(raw.permissions === undefined ? {} : { permissions: raw.permissions }),
       ...(raw.schema === undefined ? {} : { schema: raw.schema }),

@@ -7,15 +7,14 @@ import {
   type CallItem,
   callItem,
   type FormatAdapter,
-  findArtifacts,
   idOf,
-  invalidTurn,
   isObj,
   NONE,
   notExecutedText,
   type Obj,
   type OutResult,
   type ResultItem,
+  readTurn,
   strip,
   stripMessage,
   type Turn,
@@ -97,18 +96,7 @@ export const anthropicFormat: FormatAdapter = Object.freeze({
   block: 'next' as const,
 
   read(message: unknown, index: number): Turn {
-    if (!isObj(message)) return invalidTurn(message, index);
-    const role = typeof message.role === 'string' ? ROLES[message.role] : undefined;
-    if (role === undefined) return invalidTurn(message, index);
-    return {
-      index,
-      source: message,
-      role,
-      rawRole: message.role,
-      calls: role === 'assistant' ? readCalls(message) : NONE,
-      results: role === 'user' ? readResults(message) : NONE,
-      artifacts: findArtifacts(message),
-    };
+    return readTurn(message, index, ROLES, 'user', { calls: readCalls, results: readResults });
   },
 
   write(turn: Turn, edit: TurnEdit): unknown[] {

@@ -5,14 +5,13 @@ import {
   type CallItem,
   callItem,
   type FormatAdapter,
-  findArtifacts,
   idOf,
-  invalidTurn,
   isObj,
   NONE,
   notExecutedText,
   type Obj,
   type OutResult,
+  readTurn,
   stripMessage,
   type Turn,
   type TurnEdit,
@@ -70,18 +69,10 @@ export const openAiFormat: FormatAdapter = Object.freeze({
   block: 'run' as const,
 
   read(message: unknown, index: number): Turn {
-    if (!isObj(message)) return invalidTurn(message, index);
-    const role = typeof message.role === 'string' ? ROLES[message.role] : undefined;
-    if (role === undefined) return invalidTurn(message, index);
-    return {
-      index,
-      source: message,
-      role,
-      rawRole: message.role,
-      calls: role === 'assistant' ? readCalls(message) : NONE,
-      results: role === 'tool' ? [{ id: idOf(message.tool_call_id), source: message }] : NONE,
-      artifacts: findArtifacts(message),
-    };
+    return readTurn(message, index, ROLES, 'tool', {
+      calls: readCalls,
+      results: (message) => [{ id: idOf(message.tool_call_id), source: message }],
+    });
   },
 
   write(turn: Turn, edit: TurnEdit): unknown[] {

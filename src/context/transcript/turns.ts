@@ -177,6 +177,34 @@ export function invalidTurn(message: unknown, index: number): Turn {
   return { index, source: message, role: null, rawRole, calls: NONE, results: NONE, artifacts: NONE };
 }
 
+/**
+ * Read one message of a format whose roles are `roles`: an invalid turn when it is no object or has
+ * no role the format allows; else its calls (an assistant's) and results (a `resultRole` message's).
+ */
+export function readTurn(
+  message: unknown,
+  index: number,
+  roles: Readonly<Record<string, TurnRole>>,
+  resultRole: TurnRole,
+  read: {
+    readonly calls: (message: Obj) => readonly CallItem[];
+    readonly results: (message: Obj) => readonly ResultItem[];
+  },
+): Turn {
+  if (!isObj(message)) return invalidTurn(message, index);
+  const role = typeof message.role === 'string' ? roles[message.role] : undefined;
+  if (role === undefined) return invalidTurn(message, index);
+  return {
+    index,
+    source: message,
+    role,
+    rawRole: message.role,
+    calls: role === 'assistant' ? read.calls(message) : NONE,
+    results: role === resultRole ? read.results(message) : NONE,
+    artifacts: findArtifacts(message),
+  };
+}
+
 function stripEach(list: readonly unknown[], inner: (value: Obj) => Obj): readonly unknown[] {
   let changed = false;
   const out = list.map((item: unknown) => {
