@@ -13,6 +13,7 @@
  * may always tighten (towards `blind`), never loosen past what the class and its mechanisms allow.
  */
 import { ToolCapabilityDeclarationError } from '../errors.js';
+import { recordArgument } from '../invalid-argument.js';
 import type { SideEffectClass } from '../storage/envelope.js';
 
 /** How the outcome of an unfinished call can be established. */
@@ -53,6 +54,7 @@ function canQuery(sideEffectClass: SideEffectClass, mechanisms: CapabilityMechan
 
 /** The loosest capability the class and mechanisms support: what an undeclared tool gets. */
 export function derivedCapability(sideEffectClass: SideEffectClass, mechanisms: CapabilityMechanisms): ToolCapability {
+  recordArgument('derivedCapability', 'mechanisms', mechanisms, ['reconciler', 'providerKey']);
   if (sideEffectClass === 'read' || sideEffectClass === 'idempotent_mutate') return 'idempotent';
   return canQuery(sideEffectClass, mechanisms) ? 'queryable' : 'blind';
 }
@@ -62,6 +64,7 @@ export function allowedCapabilities(
   sideEffectClass: SideEffectClass,
   mechanisms: CapabilityMechanisms,
 ): readonly ToolCapability[] {
+  recordArgument('allowedCapabilities', 'mechanisms', mechanisms, ['reconciler', 'providerKey']);
   const floor = RANK[derivedCapability(sideEffectClass, mechanisms)];
   return (Object.keys(RANK) as ToolCapability[]).filter(
     (name) => RANK[name] >= floor && (name !== 'queryable' || canQuery(sideEffectClass, mechanisms)),

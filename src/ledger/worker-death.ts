@@ -13,6 +13,8 @@
  *
  * Pure functions of the record and a clock reading, so gates and operator actions share them.
  */
+
+import { recordArgument } from '../invalid-argument.js';
 import type { SideEffectClass } from '../storage/envelope.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 
@@ -57,5 +59,6 @@ export function hasDeathSignal(record: TransitionRecord): boolean {
 
 /** True when there is evidence the claim's owner is gone: a death signal, or a stale heartbeat. */
 export function hasWorkerDeathEvidence(record: TransitionRecord, now: number, presumedDeadAfterMs: number): boolean {
+  recordArgument('hasWorkerDeathEvidence', 'record', record, ['workerDeath', 'owner', 'lastHeartbeatAt', 'updatedAt']);
   return hasDeathSignal(record) || heartbeatAgeMs(record, now) >= presumedDeadAfterMs;
 }

@@ -85,7 +85,9 @@ export function createPostgresStorage(
   connection: PostgresConnectionOptions,
   settings: PostgresStorageSettings = {},
 ): PostgresStorage {
-  checkOptions('createPostgresStorage', connection, true, 'connection');
+  // A connection that is not an object is the driver's own `invalid_option`, naming what to pass.
+  if (typeof connection === 'object' && connection !== null)
+    checkOptions('createPostgresStorage', connection, true, 'connection');
   checkOptions('createPostgresStorage', settings, true, 'settings');
   const schema = settings.schema ?? 'public';
   const tablePrefix = settings.tablePrefix ?? 'hyphae_';

@@ -174,7 +174,9 @@ export function createRedisStorage(
   connection: RedisConnectionOptions,
   settings: RedisStorageSettings = {},
 ): RedisStorage {
-  checkOptions('createRedisStorage', connection, true, 'connection');
+  // A connection that is not an object is the driver's own `invalid_option`, naming what to pass.
+  if (typeof connection === 'object' && connection !== null)
+    checkOptions('createRedisStorage', connection, true, 'connection');
   checkOptions('createRedisStorage', settings, true, 'settings');
   const prefix = settings.prefix ?? 'hyphae:';
   const { source, cluster } = connectionOf(connection);

@@ -222,8 +222,8 @@ export async function runGuardedToolLoop<M extends OpenAiMessage>(
   options: GuardedToolLoopOptions<M>,
 ): Promise<GuardedToolLoopResult<M>> {
   checkOptions('runGuardedToolLoop', options, false);
-  checkOptions('runGuardedToolLoop', options.guards, false, 'options.guards');
   const settings = settingsOf(options);
+  checkOptions('runGuardedToolLoop', options.guards, false, 'options.guards');
   const { guards } = options;
   const messages: (M | OpenAiLoopMessage)[] =
     options.repairTranscript === false

@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { fingerprint } from '../../core/fingerprint.js';
-import { ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../errors.js';
+import { InvalidOptionError, ReceiptSinkCorruptError, ReceiptSinkUnavailableError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
 import type { Receipt } from '../receipt.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
@@ -97,6 +97,11 @@ export function createPostgresReceiptSink(
   connection: PostgresConnectionOptions,
   settings: PostgresStorageSettings = {},
 ): PostgresReceiptSink {
+  if (typeof connection !== 'object' || connection === null)
+    throw new InvalidOptionError(
+      'connection',
+      'The PostgreSQL receipt sink needs a `pool` (a `pg.Pool`, or anything with `query(text, values)` and `end()`) or a `connectionString`',
+    );
   checkOptions('createPostgresReceiptSink', connection, true, 'connection');
   checkOptions('createPostgresReceiptSink', settings, true, 'settings');
   const schema = settings.schema ?? 'public';
