@@ -33,6 +33,9 @@ export interface CrashCase {
   readonly perChild: number;
   /** End the call `id` after the crash; resolves when it is over (result or the expected refusal). */
   recover(id: string): Promise<void>;
+  /** Untimed, before and after the recoveries of a round (the 1 ms queue exists only while it is used). */
+  prepare?(): Promise<void>;
+  finish?(): Promise<void>;
 }
 
 /**
@@ -99,6 +102,14 @@ export function crashCases(storage: PostgresStorage, quick: boolean): CrashCase[
       name: `DBOS: resumeWorkflow onto a queue polled every 1 ms, getResult polling every 1 ms`,
       child: 'dbos',
       perChild: quick ? 10 : 50,
+      async prepare() {
+        await DBOS.registerQueue(FAST_QUEUE, { minPollingIntervalMs: 1 });
+        // DBOS's dispatcher takes up a new queue at its next reconcile, once a second.
+        await sleep(1100);
+      },
+      async finish() {
+        await DBOS.deleteQueue(FAST_QUEUE);
+      },
       async recover(id) {
         const handle = await DBOS.resumeWorkflow(id, { queueName: FAST_QUEUE });
         await handle.getResult({ pollingIntervalMs: 1 });
@@ -132,6 +143,7 @@ export async function measureCrashes(
       await crashChild(crash.child, where(crash.child, round), crash.perChild, idPrefix);
       // Past the lease the killed hyphae worker last renewed (it renews every third of it).
       await sleep(CRASHED_LEASE_MS + 50);
+      await crash.prepare?.();
       const histogram = histograms[index] as Histogram;
       const cpu = process.cpuUsage();
       for (let n = 0; n < crash.perChild; n++) {
@@ -141,6 +153,7 @@ export async function measureCrashes(
       }
       const spent = process.cpuUsage(cpu);
       histogram.addCpu(spent.user + spent.system);
+      await crash.finish?.();
     }
   }
   return histograms.map((histogram) => histogram.stats());

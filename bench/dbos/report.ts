@@ -124,7 +124,7 @@ workflow row and its input, the step's output, the workflow's status and output)
         ],
         [
           'DBOS',
-          '1 ms row only: `resumeWorkflow(id, { queueName })` onto `registerQueue(name, { minPollingIntervalMs: 1 })`, `getResult({ pollingIntervalMs: 1 })`',
+          '1 ms row only: `resumeWorkflow(id, { queueName })` onto a queue of `registerQueue(name, { minPollingIntervalMs: 1 })` (registered for those rounds only, deleted after), `getResult({ pollingIntervalMs: 1 })`',
           "without them a recovery waits on DBOS's 1 s polls (the defaults row)",
         ],
         [

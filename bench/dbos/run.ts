@@ -23,7 +23,6 @@ import {
   ARGS,
   DATABASE,
   DATABASE_URL,
-  FAST_QUEUE,
   hyphaeStorage,
   launchDbos,
   oneStepWorkflow,
@@ -102,7 +101,6 @@ async function main(): Promise<void> {
   console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
   await prepareDatabase();
   await launchDbos();
-  await DBOS.registerQueue(FAST_QUEUE, { minPollingIntervalMs: 1 });
   const tablePrefix = `bench_${randomKey().slice(0, 8)}_`;
   const storage = hyphaeStorage(tablePrefix);
   await storage.ensureSchema();
