@@ -222,8 +222,9 @@ async function writeReport(command: string, loadAtStart: number, measured: reado
     `The two scripts of a first call (create, then the completing compare-and-set), sent with EVALSHA
 through one node-redis client to a \`redis-server\` of the bench's own (no persistence, nothing else on it),
 with the KEYS, ARGV and documents the driver sends. Each variant leaves one part of the scripts out, so
-"saved" is what that part costs inside the server; the last row is powertools' first call (two SETs of
-values of the same size). "In commands" is the time \`INFO commandstats\` counts in EVALSHA (and SET) per
+"saved" (driver scripts − variant) is what that part costs inside the server; the previous scripts row
+is negative because they cost more. The last row is powertools' first call (two SETs of values of the
+same size). "In commands" is the time \`INFO commandstats\` counts in EVALSHA (and SET) per
 first call; "server CPU" is the server process's user + system CPU per first call (\`INFO cpu\`), which also
 counts reading and answering the two commands.`,
     '',
