@@ -13,6 +13,8 @@ const dir = new URL('./results/', import.meta.url);
 const AREA_ORDER = [
   'ledger',
   'powertools',
+  'redis-scripts',
+  'dbos',
   'throughput',
   'cluster',
   'fuses',

@@ -42,7 +42,9 @@ return { 'created', ARGV[1], ARGV[2] }
  * Insert a record unless its key exists or another record holds its ticket.
  *
  * A ticket index entry whose record is gone is never claimed again: the record it named was lost
- * (evicted, deleted), and taking the ticket would run its call a second time.
+ * (evicted, deleted), and taking the ticket would run its call a second time. The entry is claimed
+ * with `SET NX` (one command on the fresh path) as the last check: when it is refused nothing has
+ * been written, and the holder is read.
  *
  * KEYS[1]  record hash (`p rec:<key>`)
  * KEYS[2]  list index (`p updated`)
@@ -65,14 +67,11 @@ export const CREATE_RECORD_SCRIPT = `
 if redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
 local existing = redis.call('HGET', KEYS[1], 'doc')
 if existing then return { 'key', existing } end
-if #KEYS >= 4 then
+if #KEYS >= 4 and not redis.call('SET', KEYS[4], ARGV[2], 'NX') then
   local holder = redis.call('GET', KEYS[4])
-  if holder then
-    local held = redis.call('HGET', ARGV[1] .. holder, 'doc')
-    if held then return { 'ticket', held } end
-    return { 'orphan', holder }
-  end
-  redis.call('SET', KEYS[4], ARGV[2])
+  local held = redis.call('HGET', ARGV[1] .. holder, 'doc')
+  if held then return { 'ticket', held } end
+  return { 'orphan', holder }
 end
 redis.call('HSET', KEYS[1], 'doc', ARGV[3], 'v', ARGV[4], 'o', ARGV[6], 't', ARGV[7], 'k', ARGV[8], 'tk', ARGV[9])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[2])
@@ -84,6 +83,7 @@ return { 'created' }
  *
  * The ticket index entry is never moved: when the new JSON names another ticket than the stored one,
  * nothing is written and the stored marker is returned so the caller can re-encode and retry.
+ * A record exists when its hash has `v` (every create writes it), so the stored JSON is not read.
  *
  * KEYS[1]  record hash (`p rec:<key>`)
  * KEYS[2]  list index (`p updated`)
@@ -104,9 +104,9 @@ return { 'created' }
  */
 export const UPDATE_RECORD_SCRIPT = `
 if redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
-local current = redis.call('HMGET', KEYS[1], 'doc', 'v', 'tk')
-if not current[1] or tonumber(current[2]) ~= tonumber(ARGV[2]) then return 0 end
-local stored = current[3] or ''
+local current = redis.call('HMGET', KEYS[1], 'v', 'tk')
+if not current[1] or tonumber(current[1]) ~= tonumber(ARGV[2]) then return 0 end
+local stored = current[2] or ''
 if stored ~= ARGV[9] then return { 'ticket', stored } end
 redis.call('HSET', KEYS[1], 'doc', ARGV[3], 'v', ARGV[4], 'o', ARGV[6], 't', ARGV[7], 'k', ARGV[8])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
