@@ -7,6 +7,12 @@
  */
 import { GuardError } from '../errors.js';
 import { isExpired } from '../ledger/resolve-gate.js';
+import {
+  defaultPresumedDeadAfterMs,
+  hasWorkerDeathEvidence,
+  heartbeatAgeMs,
+  requiresDeathSignal,
+} from '../ledger/worker-death.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import { ActionKind, type ActionRequest, runAction } from './actions.js';
 import { type ListFilter, listPage, type NamedLedger, type QueryLimits } from './queries.js';
@@ -72,9 +78,27 @@ export function bulkImpact(kind: ActionRequest['kind'], record: TransitionRecord
   if (resolution?.verified === 'not_executed' && resolution.consumedAt === null) {
     return refused('an earlier release is still pending');
   }
+  if (record.outcome === 'IN_FLIGHT' && mayStillBeAlive(record, now)) {
+    return refused(
+      `its worker \`${record.owner ?? 'unknown'}\` may be alive (last heartbeat ${Math.round(heartbeatAgeMs(record, now) / 1000)} s ago): mark it dead first`,
+    );
+  }
   return kind === ActionKind.release_not_executed
     ? { applies: true, effect: 'The tool will run once more: the next call with these arguments runs it exactly once' }
     : { applies: true, effect: 'Result recorded: the next call returns it, and the tool does not run again' };
+}
+
+/**
+ * Whether releasing this expired claim needs evidence its worker is dead that the record does not
+ * show, by the ledger's defaults: a consequential class, no death signal, and a heartbeat younger
+ * than twice the lease it last took. A ledger configured otherwise decides for itself; its refusal
+ * is then reported as it is.
+ */
+function mayStillBeAlive(record: TransitionRecord, now: number): boolean {
+  if (!requiresDeathSignal('consequential', record.sideEffectClass)) return false;
+  const lastBeat = record.lastHeartbeatAt ?? record.updatedAt;
+  const lease = record.leaseUntil === null ? 0 : Math.max(0, record.leaseUntil - lastBeat);
+  return !hasWorkerDeathEvidence(record, now, defaultPresumedDeadAfterMs(lease));
 }
 
 /** What running the action did to one transition. */

@@ -6,6 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ActionKind } from '../../src/dashboard/actions.js';
+import { bulkImpact } from '../../src/dashboard/bulk.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { makeTestRecord } from '../../src/testing/index.js';
@@ -157,5 +159,29 @@ describe('bulk actions', () => {
     expect(await (await reader.get('/transitions?outcome=UNKNOWN', bearer)).text()).not.toContain('data-bulk');
     expect((await reader.post('/bulk/act', form, bearer)).status).toBe(403);
     for (const record of s.payments) expect((await s.ledger.get(record.key))?.operatorResolution).toBeNull();
+  });
+});
+
+describe('the impact preview of a release', () => {
+  const now = 1_800_000_000_000;
+  const claim = (heartbeatAgo: number, sideEffectClass: TransitionRecord['sideEffectClass']) =>
+    makeTestRecord({
+      sideEffectClass,
+      owner: 'host-a:1:a#1',
+      leaseUntil: now - heartbeatAgo + 300_000,
+      lastHeartbeatAt: now - heartbeatAgo,
+      updatedAt: now - heartbeatAgo,
+    });
+
+  it('says a consequential claim whose worker may be alive will be refused, and one presumed dead will run again', () => {
+    const fresh = bulkImpact(ActionKind.release_not_executed, claim(400_000, 'non_idempotent_mutate'), now);
+    const stale = bulkImpact(ActionKind.release_not_executed, claim(700_000, 'non_idempotent_mutate'), now);
+    const read = bulkImpact(ActionKind.release_not_executed, claim(400_000, 'read'), now);
+
+    expect(fresh).toMatchObject({ applies: false });
+    expect(fresh.effect).toContain('may be alive (last heartbeat 400 s ago): mark it dead first');
+    expect(stale).toMatchObject({ applies: true });
+    expect(stale.effect).toContain('The tool will run once more');
+    expect(read).toMatchObject({ applies: true });
   });
 });

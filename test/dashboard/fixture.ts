@@ -61,11 +61,12 @@ export async function seedLedger(
     tool: 'ship_parcel',
     agentId: 'ship-agent',
     owner: 'host-a:11:aaaa#1',
-    leaseUntil: now - 60_000,
-    lastHeartbeatAt: now - 120_000,
-    createdAt: now - 180_000,
-    firstAttemptAt: now - 180_000,
-    updatedAt: now - 120_000,
+    // Its worker stopped renewing 15 minutes ago: past twice the lease, so presumed dead.
+    leaseUntil: now - 600_000,
+    lastHeartbeatAt: now - 900_000,
+    createdAt: now - 960_000,
+    firstAttemptAt: now - 960_000,
+    updatedAt: now - 900_000,
   });
   const held = makeTestRecord({
     tool: 'send_email',
