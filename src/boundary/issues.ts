@@ -1,8 +1,8 @@
-import { arrayArgument, unreadableArgument } from '../invalid-argument.js';
 /**
  * Validation issues as data: `{ code, path, message }` plus a short `expected` and `actual`, the
  * shape every schema form (field spec, JSON Schema, Standard Schema) is reported in.
  */
+import { arrayArgument, unreadableArgument } from '../invalid-argument.js';
 
 /** What went wrong with one value. */
 export const IssueCode = {

@@ -1,3 +1,7 @@
+/**
+ * Pluggable token counting: a chars/4 estimate, and a `gpt-tokenizer` counter for OpenAI models
+ * that loads its encodings lazily (never when the root entry is imported).
+ */
 import { type GptEncoding, loadGptEncoding, loadGptModelMapping } from '../core/gpt-tokenizer.js';
 import { arrayArgument, InvalidArgumentError, kindOf, optionsOf, unreadableArgument } from '../invalid-argument.js';
 

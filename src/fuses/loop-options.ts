@@ -1,8 +1,8 @@
-import { InvalidOptionError } from '../errors.js';
-import { integerOption } from '../option-checks.js';
 /**
  * Options of the loop fuse and their validation (construction may throw; checks never do).
  */
+import { InvalidOptionError } from '../errors.js';
+import { integerOption } from '../option-checks.js';
 
 /** Options of {@link loopFuse}. */
 export interface LoopFuseOptions {

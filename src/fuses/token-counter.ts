@@ -1,3 +1,15 @@
+/**
+ * Token counting for the budget fuse's pre-flight estimate.
+ *
+ * OpenAI model names are counted with `gpt-tokenizer` (o200k_base, or cl100k_base for the GPT-4 and
+ * GPT-3.5 families); every other model is estimated at four characters a token. The tokenizer is
+ * loaded lazily and synchronously, through the shared loader of `core/gpt-tokenizer.ts`, the first time an OpenAI model is
+ * counted: importing hyphae never loads it, and a count is the same whenever it is taken (an
+ * asynchronous preload with a fallback would make the estimate depend on timing, and so the gate).
+ * The package ships CommonJS builds under its `./*` export, so `require` is supported. Loading the
+ * o200k ranks takes about a second once per process; call {@link preloadTokenizer} at start-up to
+ * pay it there.
+ */
 import { type GptEncoding, loadGptEncoding } from '../core/gpt-tokenizer.js';
 import { stringArgument } from '../invalid-argument.js';
 

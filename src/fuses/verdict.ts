@@ -1,7 +1,7 @@
-import type { JsonValue } from '../core/json.js';
 /**
  * Fuse verdicts: every fuse answers with a plain, JSON-serialisable verdict and never throws.
  */
+import type { JsonValue } from '../core/json.js';
 
 /** Names of the built-in fuses; a verdict's `fuse` may also carry a custom fuse's name. */
 export const FuseName = {

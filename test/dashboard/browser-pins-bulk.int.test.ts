@@ -3,64 +3,24 @@
  * over real SQLite, Redis and PostgreSQL ledgers. With `HYPHAE_SCREENSHOTS=1` the SQLite run saves
  * the screenshots of docs/dashboard.md.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createPinStore, definitionHash } from '../../src/adapters/mcp/pins.js';
 import { type RunningDashboard, startDashboard } from '../../src/dashboard/start-dashboard.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 import { type TestStore, testStores } from '../helpers/server-stores.js';
+import { executablePath, REQUIRED, useChromium } from './chromium.js';
 import { PIN_DEFINITIONS, type Seeded, seedLedger, seedPins } from './fixture.js';
 
-const REQUIRED = process.env.REQUIRE_INTEGRATION === '1';
-const SHOTS =
-  process.env.HYPHAE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/dashboard/', import.meta.url)) : undefined;
-
-function chromiumPath(): string | undefined {
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const executablePath = chromiumPath();
 // One place per test: a server store keeps every record of the file, and the counts below are exact.
 const pinStores: TestStore[] = await testStores(['redis', 'postgres'], 'dashboard_browser_pins');
 const bulkStores: TestStore[] = await testStores(['redis', 'postgres'], 'dashboard_browser_bulk');
-const dirs: string[] = [];
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  if (executablePath === undefined) {
-    if (REQUIRED)
-      throw new Error('chromium is not installed (apt-get install -y chromium); REQUIRE_INTEGRATION=1 needs it');
-    return;
-  }
-  const profile = mkdtempSync(join(tmpdir(), 'hyphae-chromium-'));
-  dirs.push(profile);
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
-});
+const browser = useChromium();
 
 afterAll(async () => {
-  await context?.close();
   await Promise.allSettled([...pinStores, ...bulkStores].map((store) => store.dispose()));
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-async function shot(page: Page, name: string, enabled: boolean): Promise<void> {
-  if (SHOTS !== undefined && enabled) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
 
 function served(seeded: Seeded): Promise<RunningDashboard> {
   return startDashboard({
@@ -77,8 +37,7 @@ const sqlite = {
   name: 'sqlite',
   skip: false,
   open: () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hyphae-dashboard-browser-bulk-'));
-    dirs.push(dir);
+    const dir = browser.tempDir('hyphae-dashboard-browser-bulk-');
     return createSqliteStorage({ path: join(dir, 'ledger.db') });
   },
 };
@@ -90,7 +49,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('pins and bulk action
       const seeded = await seedLedger(store.open());
       await seedPins(seeded.ledger.storage);
       const dashboard = await served(seeded);
-      const page = await (context as BrowserContext).newPage();
+      const page = await browser.newPage();
       const screenshots = store.name === 'sqlite';
       try {
         await page.goto(`${dashboard.url}/`);
@@ -100,10 +59,10 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('pins and bulk action
         const approve = page.locator('form[data-pin-action="approve"]');
         await approve.getByLabel('Actor').fill('ada');
         await approve.getByLabel('Reason').fill('the vendor changelog lists the new description');
-        await shot(page, 'pins', screenshots);
+        await browser.shot(page, 'pins', screenshots);
         await approve.getByRole('button', { name: 'Review…' }).click();
         expect(await page.locator('[data-consequence]').textContent()).toContain('next tools/list shows `forecast`');
-        await shot(page, 'pins-confirm', screenshots);
+        await browser.shot(page, 'pins-confirm', screenshots);
         await page.getByRole('button', { name: 'Confirm: approve' }).click();
         await expect.poll(() => page.locator('.flash.ok').first().textContent()).toContain('approved by ada');
         expect(await page.locator('[data-count="quarantined"]').textContent()).toBe('0');
@@ -136,7 +95,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('pins and bulk action
         );
         for (const record of payments) await seeded.ledger.storage.create(record);
         const dashboard = await served(seeded);
-        const page = await (context as BrowserContext).newPage();
+        const page = await browser.newPage();
         const screenshots = store.name === 'sqlite';
         try {
           await page.goto(
@@ -153,11 +112,11 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('pins and bulk action
             '4 will change; 1 will likely be refused',
           );
           expect(await page.locator(`tr[data-key="${seeded.held.key}"]`).textContent()).toContain('a lease is held');
-          await shot(page, 'bulk-preview', screenshots);
+          await browser.shot(page, 'bulk-preview', screenshots);
           await page.getByRole('button', { name: /Confirm: release as not executed × 5/ }).click();
           await expect.poll(() => page.locator('.flash').first().textContent()).toContain('4 done, 1 refused');
           expect(await page.locator(`tr[data-key="${seeded.held.key}"]`).getAttribute('data-result')).toBe('refused');
-          await shot(page, 'bulk-done', screenshots);
+          await browser.shot(page, 'bulk-done', screenshots);
           for (const record of [seeded.unknown, seeded.expired, ...payments]) {
             expect((await seeded.ledger.get(record.key))?.operatorResolution).toMatchObject({
               by: 'ada',

@@ -3,69 +3,21 @@
  * browser download), over real SQLite, Redis and PostgreSQL ledgers served on an ephemeral port.
  * With `HYPHAE_SCREENSHOTS=1` the SQLite run saves the screenshots of docs/dashboard.md.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningDashboard, startDashboard } from '../../src/dashboard/start-dashboard.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 import { type TestStore, testStores } from '../helpers/server-stores.js';
+import { executablePath, REQUIRED, useChromium } from './chromium.js';
 import { type Seeded, seedLedger } from './fixture.js';
 
-const REQUIRED = process.env.REQUIRE_INTEGRATION === '1';
-const SHOTS =
-  process.env.HYPHAE_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/dashboard/', import.meta.url)) : undefined;
-
-function chromiumPath(): string | undefined {
-  try {
-    return execFileSync('which', ['chromium'], { encoding: 'utf8' }).trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-const executablePath = chromiumPath();
 const stores: TestStore[] = await testStores(['redis', 'postgres'], 'dashboard_browser');
-const dirs: string[] = [];
-let context: BrowserContext | undefined;
-
-beforeAll(async () => {
-  if (executablePath === undefined) {
-    if (REQUIRED)
-      throw new Error('chromium is not installed (apt-get install -y chromium); REQUIRE_INTEGRATION=1 needs it');
-    return;
-  }
-  const profile = mkdtempSync(join(tmpdir(), 'hyphae-chromium-'));
-  dirs.push(profile);
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--no-sandbox',
-      '--headless',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-});
+const browser = useChromium();
 
 afterAll(async () => {
-  await context?.close();
   await Promise.allSettled(stores.map((store) => store.dispose()));
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-async function shot(page: Page, name: string, enabled: boolean): Promise<void> {
-  if (SHOTS !== undefined && enabled) await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
-}
 
 async function served(seeded: Seeded, options: { tokens?: boolean } = {}): Promise<RunningDashboard> {
   return startDashboard({
@@ -84,8 +36,7 @@ const sqlite = {
   name: 'sqlite',
   skip: false,
   open: () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hyphae-dashboard-browser-'));
-    dirs.push(dir);
+    const dir = browser.tempDir('hyphae-dashboard-browser-');
     return createSqliteStorage({ path: join(dir, 'ledger.db') });
   },
 };
@@ -97,7 +48,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
       async () => {
         const seeded = await seedLedger(store.open());
         const dashboard = await served(seeded);
-        const page = await (context as BrowserContext).newPage();
+        const page = await browser.newPage();
         const screenshots = store.name === 'sqlite';
         const consoleErrors: string[] = [];
         page.on('console', (message) => {
@@ -106,14 +57,14 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
         try {
           await page.goto(`${dashboard.url}/`);
           await expect.poll(() => page.locator('[data-count="stuck"]').first().textContent()).toBe('3');
-          await shot(page, 'overview', screenshots);
+          await browser.shot(page, 'overview', screenshots);
 
           await page.getByRole('link', { name: 'Transitions (action)' }).click();
           await expect.poll(() => page.locator('tr[data-key]').count()).toBe(5);
           await page.getByLabel('Key, ticket or external ref').fill('pi_42');
           await page.getByRole('button', { name: 'Filter' }).click();
           await expect.poll(() => page.locator('tr[data-key]').count()).toBe(1);
-          await shot(page, 'list', screenshots);
+          await browser.shot(page, 'list', screenshots);
 
           await page.locator(`tr[data-key="${seeded.unknown.key}"] a`).click();
           await expect.poll(() => page.locator('h1').textContent()).toContain('send_payment');
@@ -131,10 +82,10 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
           const form = page.locator('form[data-action="release_not_executed"]');
           await form.getByLabel('Actor').fill('ada');
           await form.getByLabel('Reason').fill('provider shows no charge for pi_42');
-          await shot(page, 'transition', screenshots);
+          await browser.shot(page, 'transition', screenshots);
           await form.getByRole('button', { name: 'Review…' }).click();
           expect(await page.locator('[data-consequence]').textContent()).toContain('The tool will run once more');
-          await shot(page, 'confirm', screenshots);
+          await browser.shot(page, 'confirm', screenshots);
           await page.getByRole('button', { name: /Confirm/ }).click();
           await expect
             .poll(() => page.locator('.flash.ok').first().textContent())
@@ -144,7 +95,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
             'ada: provider shows no charge for pi_42',
           );
           expect(await page.locator('[data-chain="ok"]').first().textContent()).toContain('Chain verified: 3 receipts');
-          await shot(page, 'released', screenshots);
+          await browser.shot(page, 'released', screenshots);
           expect((await seeded.ledger.get(seeded.unknown.key))?.operatorResolution?.by).toBe('ada');
 
           await page.goto(`${dashboard.url}/t/${seeded.held.key}`);
@@ -154,7 +105,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
           await held.getByRole('button', { name: 'Review…' }).click();
           await page.getByRole('button', { name: /Confirm/ }).click();
           await expect.poll(() => page.locator('.flash.bad').first().textContent()).toContain('a lease is held by');
-          await shot(page, 'refused', screenshots);
+          await browser.shot(page, 'refused', screenshots);
 
           // Live: a transition that gets stuck while the overview is open appears without a reload.
           await page.goto(`${dashboard.url}/`);
@@ -189,7 +140,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
   it('refuses a request without a token, and lets a token in', async () => {
     const seeded = await seedLedger(sqlite.open());
     const dashboard = await served(seeded, { tokens: true });
-    const page = await (context as BrowserContext).newPage();
+    const page = await browser.newPage();
     try {
       const response = await page.request.get(`${dashboard.url}/t/${seeded.unknown.key}`, { maxRedirects: 0 });
       expect(response.status()).toBe(303);
@@ -198,7 +149,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('the dashboard in chr
       await page.getByLabel('Token').fill('not-the-token');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await expect.poll(() => page.locator('.flash.bad').textContent()).toContain('not accepted');
-      await shot(page, 'login', true);
+      await browser.shot(page, 'login', true);
       await page.getByLabel('Token').fill('a'.repeat(32));
       await page.getByRole('button', { name: 'Sign in' }).click();
       await expect.poll(() => page.locator('h1').textContent()).toBe('Overview');

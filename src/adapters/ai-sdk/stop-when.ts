@@ -1,8 +1,8 @@
-import type { GuardRun } from '../shared/run-types.js';
 /**
  * `hyphaeStopWhen`: a stop condition for `generateText` / `streamText` that ends the run once the
  * guards hold a terminal refusal.
  */
+import type { GuardRun } from '../shared/run-types.js';
 
 /** A stop condition, declared structurally (`StopCondition` of `ai`). */
 export type HyphaeStopCondition = (options: { readonly steps: readonly unknown[] }) => boolean;

@@ -1,9 +1,8 @@
-import { unreadableArgument } from '../../invalid-argument.js';
-
 /**
  * Credential scanning of tool arguments and results: well-known key and token formats and private
  * key blocks, found in every string of a JSON value. A finding names the kind, never the value.
  */
+import { unreadableArgument } from '../../invalid-argument.js';
 
 /** One credential format. */
 interface SecretFormat {

@@ -1,3 +1,13 @@
+/**
+ * The interleaving explorer: every schedule of 2–3 workers on one transition, to a bounded depth,
+ * with crashes, lease expiries and operator releases inserted at each point; seeded random
+ * schedules beyond it. Each schedule's history goes through the history checker.
+ *
+ * Exploration is stateless (as in CHESS or a systematic concurrency tester): a schedule is the list
+ * of indices taken at its branching points; the explorer runs a prefix, extends it with the first
+ * choice up to the depth bound (and seeded random choices past it), then backtracks to the deepest
+ * branching point with an untried choice. The same options and seed explore the same schedules.
+ */
 import { arrayArgument, checkOptions, recordArgument } from '../../invalid-argument.js';
 import { integerOption } from '../../option-checks.js';
 import type { SideEffectClass } from '../../storage/envelope.js';
