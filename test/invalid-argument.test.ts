@@ -64,21 +64,8 @@ import {
 } from '../src/index.js';
 import { sealReceipt } from '../src/ledger/receipts/receipt-writer.js';
 import { makeTestRecord } from '../src/testing/index.js';
+import { boom, GARBAGE } from './helpers/garbage.js';
 
-function boom(): never {
-  throw new Error('boom');
-}
-
-let deep: unknown = {};
-for (let i = 0; i < 100_000; i++) deep = { a: deep };
-
-const GARBAGE: Readonly<Record<string, unknown>> = {
-  null: null,
-  number: 5,
-  string: 'x',
-  proxy: new Proxy({}, { get: boom, has: boom, ownKeys: boom, getOwnPropertyDescriptor: boom }),
-  deep,
-};
 type Kind = keyof typeof GARBAGE;
 const ALL: readonly Kind[] = ['null', 'number', 'string', 'proxy', 'deep'];
 const NOT_STRING: readonly Kind[] = ['null', 'number', 'proxy', 'deep'];

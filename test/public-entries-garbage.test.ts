@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GuardError } from '../src/errors.js';
+import { GARBAGE } from './helpers/garbage.js';
 
 const root = new URL('..', import.meta.url);
 const manifest = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
@@ -18,19 +19,6 @@ const entries = Object.entries(manifest.exports)
   .map(([name, target]) => [name, typeof target === 'string' ? target : target.default] as const)
   .filter(([, target]) => target.endsWith('.js'))
   .map(([name, target]) => [name, target.replace(/^\.\/dist\//, '../src/').replace(/\.js$/, '.ts')] as const);
-
-function boom(): never {
-  throw new Error('boom');
-}
-let deep: unknown = {};
-for (let i = 0; i < 100_000; i++) deep = { a: deep };
-const GARBAGE: Readonly<Record<string, unknown>> = {
-  null: null,
-  number: 5,
-  string: 'x',
-  proxy: new Proxy({}, { get: boom, has: boom, ownKeys: boom, getOwnPropertyDescriptor: boom }),
-  deep,
-};
 
 const cwd = process.cwd();
 let scratch = '';
