@@ -94,8 +94,14 @@ export async function execute(
         case 'RECLAIM': {
           const alive = untilPresumedDead(ctx, call, existing, now);
           if (alive === null) break;
-          // An expired claim whose owner may be alive: wait as for a held lease, never take it over.
-          const deadline = pollDeadline(ctx, call, start);
+          // An expired claim whose owner may be alive: wait, never take it over. Without a
+          // `pollTimeoutMs` of the caller's, the wait lasts until the owner is presumed dead, so a
+          // redispatch after a crash proceeds (takes over or hard-blocks) instead of failing early.
+          const presumedDeadAt = now + Math.max(0, alive.afterMs - alive.ageMs) + 1;
+          const deadline =
+            ctx.pollTimeoutMs === undefined
+              ? Math.max(pollDeadline(ctx, call, start), presumedDeadAt)
+              : pollDeadline(ctx, call, start);
           if (now >= deadline) {
             throw new LedgerWorkerAliveError(existing, 'Taking over the expired claim', alive.ageMs, alive.afterMs);
           }

@@ -187,10 +187,14 @@ const targets = [
   { name: 'ioredis', skip: integrationSkip(await probeRedis()), create: ioredisChaosTarget },
   { name: 'postgres', skip: integrationSkip(await probePostgres()), create: postgresChaosTarget },
   { name: 'redis cluster', skip: clusterSkip, create: () => clusterChaosTarget('node-redis', 7161) },
-  { name: 'ioredis cluster', skip: clusterSkip, create: () => clusterChaosTarget('ioredis', 7171) },
+  // ioredis' Cluster reconnects and sends the commands in flight again on its own, so the kills
+  // may break no call at all: then every call must still be right, and the killer must have hit.
+  { name: 'ioredis cluster', skip: clusterSkip, create: () => clusterChaosTarget('ioredis', 7171), absorbsKills: true },
 ] as const;
 
-for (const { name, skip, create } of targets) {
+for (const entry of targets) {
+  const { name, skip, create } = entry;
+  const absorbsKills = 'absorbsKills' in entry && entry.absorbsKills;
   describe.skipIf(skip)(`${name}: ${CALLS} ledgered calls while our connections are killed`, () => {
     let target: ChaosTarget | null = null;
 
@@ -288,7 +292,7 @@ for (const { name, skip, create } of targets) {
       expect(provider.doubles, brief).toEqual([]);
       expect(kills.failures, brief).toEqual([]);
       expect(kills.killed, `the killer never found a connection — ${brief}`).toBeGreaterThan(0);
-      expect(errored.length, `the chaos never broke a call — ${brief}`).toBeGreaterThan(0);
+      if (!absorbsKills) expect(errored.length, `the chaos never broke a call — ${brief}`).toBeGreaterThan(0);
     }, 180_000);
   });
 }

@@ -100,6 +100,21 @@ describe('reclaim of an expired claim', () => {
     expect(reclaimed).toBe('run 2');
   });
 
+  it('without a `pollTimeoutMs`, a redispatch waits until the owner is presumed dead, however long that is set to be', async () => {
+    const { clock, hold, state, sync } = stalledTool('keyed_mutate', { presumedDeadAfterMs: 5 * LEASE_MS });
+    const first = sync({}, { toolCallId: 'c' });
+    await until(() => state.runs === 1);
+    clock.advance(LEASE_MS);
+
+    const second = sync({}, { toolCallId: 'c' });
+    await advanceUntilSettled(clock, second, 50);
+    hold.resolve();
+
+    expect(await second).toBe('run 2');
+    expect(clock.now()).toBeGreaterThanOrEqual(10_000 + 5 * LEASE_MS);
+    await expect(first).rejects.toBeInstanceOf(LedgerFencedError);
+  });
+
   it('takes the claim over once the heartbeat is older than `presumedDeadAfterMs` (default twice the lease)', async () => {
     const { clock, ledger, hold, state, sync } = stalledTool('idempotent_mutate', { reclaimRequiresDeathSignal: true });
     const first = sync({}, { toolCallId: 'c' });
