@@ -225,3 +225,17 @@ export interface ListParams extends ListFilter {
   readonly fromText?: string;
   readonly toText?: string;
 }
+
+/** The filter's text fields that are set, as `[name, value]` in the list's query names (outcomes apart). */
+export function filterTextFields(params: ListParams): [string, string][] {
+  const fields: [string, string | undefined][] = [
+    ['tool', params.tool],
+    ['from', params.fromText],
+    ['to', params.toText],
+    ['agent', params.agent],
+    ['thread', params.thread],
+    ['run', params.run],
+    ['q', params.text],
+  ];
+  return fields.filter((field): field is [string, string] => field[1] !== undefined && field[1] !== '');
+}

@@ -5,8 +5,7 @@
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ActionRequest } from '../actions.js';
 import { type BulkItemResult, type BulkSelection, bulkImpact } from '../bulk.js';
-import type { ListParams } from '../queries.js';
-import { shownOutcome } from '../queries.js';
+import { filterTextFields, type ListParams, shownOutcome } from '../queries.js';
 import { type Html, html } from './html.js';
 import { flash, outcomeBadge } from './layout.js';
 
@@ -18,20 +17,13 @@ const TITLES: Readonly<Record<ActionRequest['kind'], string>> = {
 
 /** The list filter as hidden fields, so the preview selects what the list showed. */
 function filterFields(params: ListParams): Html {
-  const fields: [string, string | undefined][] = [
+  const outcomes = params.outcomes.join(',');
+  const fields: [string, string][] = [
     ['ledger', params.ledger],
-    ['outcome', params.outcomes.join(',')],
-    ['tool', params.tool],
-    ['from', params.fromText],
-    ['to', params.toText],
-    ['agent', params.agent],
-    ['thread', params.thread],
-    ['run', params.run],
-    ['q', params.text],
+    ...(outcomes === '' ? [] : ([['outcome', outcomes]] as [string, string][])),
+    ...filterTextFields(params),
   ];
-  return html`${fields
-    .filter(([, value]) => value !== undefined && value !== '')
-    .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
+  return html`${fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
 }
 
 /** The bulk action form shown under a filtered list. */

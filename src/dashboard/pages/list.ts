@@ -3,7 +3,7 @@
  * results, and the cursor to the next page.
  */
 import type { TransitionRecord } from '../../storage/transition-record.js';
-import { FILTER_OUTCOMES, type ListParams, type ListResult, shownOutcome } from '../queries.js';
+import { FILTER_OUTCOMES, filterTextFields, type ListParams, type ListResult, shownOutcome } from '../queries.js';
 import { bulkForm } from './bulk.js';
 import { type Html, html } from './html.js';
 import { isoTime, outcomeBadge } from './layout.js';
@@ -20,17 +20,8 @@ function row(record: TransitionRecord, now: number): Html {
 function paramsUrl(params: ListParams, cursor: string | undefined): string {
   const query = new URLSearchParams({ ledger: params.ledger });
   for (const outcome of params.outcomes) query.append('outcome', outcome);
-  const text: [string, string | undefined][] = [
-    ['tool', params.tool],
-    ['from', params.fromText],
-    ['to', params.toText],
-    ['agent', params.agent],
-    ['thread', params.thread],
-    ['run', params.run],
-    ['q', params.text],
-    ['cursor', cursor],
-  ];
-  for (const [name, value] of text) if (value !== undefined && value !== '') query.set(name, value);
+  for (const [name, value] of filterTextFields(params)) query.set(name, value);
+  if (cursor !== undefined && cursor !== '') query.set('cursor', cursor);
   return `/transitions?${query.toString()}`;
 }
 
