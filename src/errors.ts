@@ -16,7 +16,7 @@ export { CanonicalJsonError, GuardError, type GuardErrorOptions } from './core/g
  *
  * @example
  * try { createLedger({ storage, agentId: 'a', policyVersion: '1', leaseTtlMs: Number.NaN }); } catch (error) {
- *   if (error instanceof InvalidOptionError) console.log(error.option); // 'leaseTtlMs'
+ *   if (error instanceof InvalidOptionError) error.option; // 'leaseTtlMs'
  * }
  */
 export class InvalidOptionError extends GuardError {

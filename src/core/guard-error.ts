@@ -38,7 +38,7 @@ export class CanonicalJsonError extends GuardError {
  *
  * @example
  * try { repairTranscript(null as never); } catch (error) {
- *   if (error instanceof InvalidArgumentError) console.log(error.argument); // 'messages'
+ *   if (error instanceof InvalidArgumentError) error.argument; // 'messages'
  * }
  */
 export class InvalidArgumentError extends GuardError {

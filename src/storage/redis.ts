@@ -1,7 +1,7 @@
 /**
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
  */
-import { InvalidOptionError, LedgerMissingError } from '../errors.js';
+import { LedgerMissingError } from '../errors.js';
 import { checkOptions } from '../invalid-argument.js';
 import type {
   CreateResult,
@@ -13,26 +13,10 @@ import type {
   StorageHazard,
 } from './ledger-storage.js';
 import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
-import {
-  type ClusterRouting,
-  clusterRoutingOf,
-  fromNodeRedisCluster,
-  hasHashTag,
-  looksLikeNodeRedisCluster,
-  type RedisClusterLike,
-} from './redis/cluster.js';
+import { hasHashTag } from './redis/cluster.js';
 import { createClusterStorage } from './redis/cluster-storage.js';
-import {
-  borrowedConnection,
-  createScriptRunner,
-  ownedConnection,
-  type RedisClientLike,
-  type RedisConnection,
-  replyArray,
-  replyText,
-  toStorageError,
-} from './redis/connection.js';
-import { looksLikeIoredis } from './redis/ioredis.js';
+import { createScriptRunner, type RedisClientLike, replyArray, replyText, toStorageError } from './redis/connection.js';
+import { connectionOf, type RedisConnectionOptions } from './redis/connection-options.js';
 import { listRecords, marker, planList } from './redis/list.js';
 import {
   markerGoneError,
@@ -47,6 +31,7 @@ import { createSubscriptions } from './redis/subscriptions.js';
 
 export type { RedisClusterLike, RedisClusterNodeLike } from './redis/cluster.js';
 export type { RedisClientLike } from './redis/connection.js';
+export type { RedisConnectionOptions } from './redis/connection-options.js';
 export {
   fromIoredis,
   type IoredisClusterLike,
@@ -56,16 +41,6 @@ export {
 } from './redis/ioredis.js';
 export type { WaitForReplicas } from './redis/replication.js';
 export type { RedisSubscriberLike } from './redis/subscriptions.js';
-
-/** How the Redis driver reaches the server: a connected client of yours, or a URL. */
-export type RedisConnectionOptions =
-  /**
-   * A connected node-redis v5 client or cluster client (`createCluster`), or an ioredis client or
-   * `Cluster` wrapped by `fromIoredis`; never closed by the storage.
-   */
-  | { readonly client: RedisClientLike | RedisClusterLike }
-  /** A `redis://` URL; the storage loads `redis`, connects on first use and closes on `close()`. */
-  | { readonly url: string };
 
 /** Settings of the Redis driver. */
 export interface RedisStorageSettings {
@@ -114,40 +89,6 @@ export interface RedisStorage extends LedgerStorage {
 }
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'redis', crossProcess: true, durable: true });
-
-const NEEDS =
-  'The Redis ledger storage needs a connected `client` (node-redis v5, or ioredis through `fromIoredis`) or a `url`';
-
-/** The client option, checked before anything is sent through it. */
-function borrowedClient(client: unknown): RedisClientLike {
-  if (looksLikeIoredis(client)) {
-    throw new InvalidOptionError(
-      'client',
-      'The Redis ledger storage was given an ioredis client, whose `sendCommand` takes a command object: pass `fromIoredis(client)` from `hyphae/redis`',
-    );
-  }
-  if (looksLikeNodeRedisCluster(client)) return fromNodeRedisCluster(client);
-  if (typeof (client as Partial<RedisClientLike> | null)?.sendCommand !== 'function') {
-    throw new InvalidOptionError('client', `${NEEDS}; its \`client\` has no \`sendCommand(args)\``);
-  }
-  return client as RedisClientLike;
-}
-
-/** The connection an option names (a client of the caller's, or one of ours from a URL) and its cluster, if any. */
-function connectionOf(connection: RedisConnectionOptions): {
-  source: RedisConnection;
-  cluster: { client: RedisClientLike; routing: ClusterRouting } | null;
-} {
-  if (typeof connection !== 'object' || connection === null) throw new InvalidOptionError('connection', NEEDS);
-  if ('client' in connection) {
-    const client = borrowedClient(connection.client);
-    const routing = clusterRoutingOf(client);
-    return { source: borrowedConnection(client), cluster: routing === null ? null : { client, routing } };
-  }
-  const { url } = connection as { url?: unknown };
-  if (typeof url !== 'string' || url === '') throw new InvalidOptionError('url', NEEDS);
-  return { source: ownedConnection(url), cluster: null };
-}
 
 /**
  * Create a ledger storage on Redis; nothing connects until the first operation.
