@@ -111,6 +111,58 @@ interface Row {
   readonly raw: FlightStats;
 }
 
+/** Where the servers' CPU went during a run of ledgered calls alone. */
+interface ServerLoad {
+  readonly store: string;
+  readonly calls: number;
+  /** Server CPU (user + system, `INFO cpu`) per ledgered call, on each master. */
+  readonly usPerCall: readonly number[];
+}
+
+/** The user + system CPU each server has used, in µs. */
+async function serverCpuUs(urls: readonly string[]): Promise<number[]> {
+  const used: number[] = [];
+  for (const url of urls) {
+    const client = createClient({ url });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const info = String(await client.sendCommand(['INFO', 'cpu']));
+      const seconds = (name: string): number => Number(new RegExp(`${name}:([0-9.]+)`).exec(info)?.[1] ?? Number.NaN);
+      used.push((seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1e6);
+    } finally {
+      await client.close();
+    }
+  }
+  return used;
+}
+
+/**
+ * Ledgered calls alone, 32 in flight, with each master's CPU read before and after: how the
+ * servers' share of the work spreads over the masters. A server is single-threaded, so the busiest
+ * master's CPU per call bounds what the servers can carry (`1 s ÷ that`) once the clients run on
+ * machines of their own.
+ */
+async function serverLoad(store: string, storage: LedgerStorage, urls: readonly string[]): Promise<ServerLoad> {
+  const calls = quick ? 2000 : 20_000;
+  const call = await ledgeredCall(store, storage).start();
+  for (let i = 0; i < 200; i += 1) await call();
+  const before = await serverCpuUs(urls);
+  let started = 0;
+  const worker = async (): Promise<void> => {
+    while (started < calls) {
+      started += 1;
+      await call();
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  const after = await serverCpuUs(urls);
+  return { store, calls, usPerCall: after.map((used, i) => (used - (before[i] ?? 0)) / calls) };
+}
+
+const busiest = (load: ServerLoad): number => Math.max(...load.usPerCall);
+const total = (load: ServerLoad): number => load.usPerCall.reduce((sum, us) => sum + us, 0);
+
 async function measure(store: string, storage: LedgerStorage, send: Send, tags: readonly string[]): Promise<Row[]> {
   const writes = await countWrites(store, storage);
   const prefix = `hyphae-bench:${randomKey().slice(0, 12)}:raw:`;
@@ -129,21 +181,22 @@ async function measure(store: string, storage: LedgerStorage, send: Send, tags: 
   return rows;
 }
 
-async function singleNode(): Promise<Row[]> {
+async function singleNode(): Promise<{ rows: Row[]; load: ServerLoad }> {
   const server = await startOwnRedis();
   const client = createClient({ url: server.url });
   client.on('error', () => undefined);
   await client.connect();
   try {
     const storage = createRedisStorage({ client }, { prefix: 'hyphae-bench:single:' });
-    return await measure('one redis-server', storage, (_key, args) => client.sendCommand(args), ['']);
+    const rows = await measure('one redis-server', storage, (_key, args) => client.sendCommand(args), ['']);
+    return { rows, load: await serverLoad('one redis-server', storage, [server.url]) };
   } finally {
     await client.close();
     await server.stop();
   }
 }
 
-async function threeMasters(): Promise<Row[]> {
+async function threeMasters(): Promise<{ rows: Row[]; load: ServerLoad }> {
   const own = await startOwnCluster(CLUSTER_PORT, 0);
   const client = createCluster({ rootNodes: own.nodes.map((node) => ({ url: node.url })) });
   client.on('error', () => undefined);
@@ -155,14 +208,16 @@ async function threeMasters(): Promise<Row[]> {
       for (const master of client.masters) await (await client.nodeClient(master)).sendCommand(args);
       return null;
     };
-    return await measure('cluster, 3 masters', storage, send, BUCKET_TAGS);
+    const rows = await measure('cluster, 3 masters', storage, send, BUCKET_TAGS);
+    const urls = own.nodes.map((node) => node.url);
+    return { rows, load: await serverLoad('cluster, 3 masters', storage, urls) };
   } finally {
     await client.close();
     await own.stop();
   }
 }
 
-function figuresOf(rows: readonly Row[]): Figure[] {
+function figuresOf(rows: readonly Row[], loads: readonly ServerLoad[]): Figure[] {
   const figures = rows.map((row) =>
     figure(
       `${row.store}: ledgered no-op calls, ${row.inFlight} in flight, against the raw scripts`,
@@ -192,12 +247,44 @@ function figuresOf(rows: readonly Row[]): Figure[] {
       ),
     );
   }
+  const [one, three] = loads;
+  if (one !== undefined && three !== undefined) {
+    figures.push(
+      figure(
+        'cluster of 3 masters against one redis-server: server ceiling (1 s ÷ busiest server CPU per ledgered call)',
+        'calls/s',
+        1e6 / busiest(three),
+        1e6 / busiest(one),
+        0,
+      ),
+    );
+  }
   return figures;
+}
+
+function loadTable(loads: readonly ServerLoad[]): string[] {
+  const single = loads[0];
+  return markdownTable(
+    [
+      { title: 'store' },
+      ...['calls', 'server CPU µs/call (all)', 'per master µs/call', 'busiest master’s share'].map(right),
+      ...['server ceiling calls/s', 'ceiling ÷ one server'].map(right),
+    ],
+    loads.map((load) => [
+      load.store,
+      String(load.calls),
+      us(total(load)),
+      load.usPerCall.map(us).join(' / '),
+      `${((busiest(load) / total(load)) * 100).toFixed(0)} %`,
+      (1e6 / busiest(load)).toFixed(0),
+      single === undefined ? '—' : `${(busiest(single) / busiest(load)).toFixed(2)}×`,
+    ]),
+  );
 }
 
 const right = (title: string): Column => ({ title, align: 'right' });
 
-function markdownOf(command: string, loadAtStart: number, rows: readonly Row[]): string {
+function markdownOf(command: string, loadAtStart: number, rows: readonly Row[], loads: readonly ServerLoad[]): string {
   const table = markdownTable(
     [
       { title: 'store' },
@@ -241,6 +328,16 @@ function markdownOf(command: string, loadAtStart: number, rows: readonly Row[]):
     'client process’s: the cluster client spends several times the single client’s CPU on the same two',
     'scripts (raw rows), and a ledgered call on the cluster sends four commands against two.',
     '',
+    '### Where the servers’ work goes',
+    '',
+    'The servers’ side, which the cores cannot show as calls per second: ledgered calls alone, 32 in flight,',
+    'with each server’s CPU (user + system, `INFO cpu`) read before and after. A Redis server runs commands on',
+    'one thread, so the busiest master’s CPU per call bounds the calls per second the servers can carry',
+    '(1 s ÷ it) once the clients run on machines of their own; the last column is that ceiling against one',
+    'server’s. It is a bound from measured server CPU, not a measured rate.',
+    '',
+    ...loadTable(loads),
+    '',
   ].join('\n');
 }
 
@@ -248,8 +345,14 @@ async function main(): Promise<void> {
   const command = commandLine();
   const loadAtStart = load();
   console.log(`${command}: ${quick ? 'quick' : 'full'} run`);
-  const rows = [...(await singleNode()), ...(await threeMasters())];
-  await writeArea('cluster', figuresOf(rows), markdownOf(command, loadAtStart, rows));
+  const single = await singleNode();
+  const spread = await threeMasters();
+  const rows = [...single.rows, ...spread.rows];
+  const loads = [single.load, spread.load];
+  for (const each of loads) {
+    console.log(`  ${each.store}: server CPU per call ${each.usPerCall.map(us).join(' / ')} µs`);
+  }
+  await writeArea('cluster', figuresOf(rows, loads), markdownOf(command, loadAtStart, rows, loads));
   console.log('wrote bench/results/cluster.json and bench/results/cluster.md');
 }
 
