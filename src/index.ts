@@ -1,3 +1,10 @@
+/**
+ * `hyphae`: the transition ledger, fuses, tool boundaries, context guards and the config loader,
+ * with the errors they raise and the types they take. Drivers and adapters are entries of their own
+ * (`hyphae/sqlite`, `hyphae/redis`, `hyphae/postgres`, `hyphae/ai-sdk`, ...).
+ *
+ * @module
+ */
 export {
   type AnyBoundedTool,
   type BoundedOptions,

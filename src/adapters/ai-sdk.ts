@@ -1,6 +1,8 @@
 /**
  * `hyphae/ai-sdk`: guarded tools, a stop condition and a language-model middleware for the Vercel
  * AI SDK (`ai` 7), and the guard pipeline they run.
+ *
+ * @module
  */
 export { type AiSdkToolLike, guardTools } from './ai-sdk/guard-tools.js';
 export {

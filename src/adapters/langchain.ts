@@ -2,6 +2,8 @@
  * `hyphae/langchain`: the guard pipeline for LangChain v1 agents (`createAgent` middleware) and
  * for custom LangGraph graphs (a guarded `ToolNode`). Needs `@langchain/core` and
  * `@langchain/langgraph`; `langchain` itself only for `createAgent`.
+ *
+ * @module
  */
 export { hyphaeMiddleware } from './langchain/middleware.js';
 export { guardModelNode } from './langchain/model-node.js';

@@ -2,6 +2,8 @@
  * `hyphae/mcp`: guards for the Model Context Protocol — the guarding proxy that `hyphae mcp` runs
  * (over any pair of transports), the guard of one upstream server's tools, and guards for servers
  * and clients built with the SDK. The SDK is an optional peer; every type here is structural.
+ *
+ * @module
  */
 
 export { APPROVAL_TOOL, approvalKey, type McpElicit } from './mcp/approvals.js';

@@ -2,6 +2,8 @@
  * `hyphae/openai-agents`: the guard pipeline for `@openai/agents` — guarded function tools, a
  * tool input guardrail that ends a stopped run, a model input filter that repairs the transcript,
  * and a guarded `Model` (or `ModelProvider`) that runs the budget before each model request.
+ *
+ * @module
  */
 export { guardAgentTool, guardAgentTools } from './openai-agents/guard-agent-tool.js';
 export { guardModel, guardModelProvider } from './openai-agents/guard-model.js';

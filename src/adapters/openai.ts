@@ -1,6 +1,8 @@
 /**
  * `hyphae/openai`: a guarded Chat Completions tool loop for the `openai` package (bring your own
  * client), and the guard pipeline it runs.
+ *
+ * @module
  */
 export { runGuardedToolLoop } from './openai/tool-loop.js';
 export type {

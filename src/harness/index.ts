@@ -1,6 +1,8 @@
 /**
  * `hyphae/harness`: an agent that proposes RFC 6902 changes to an application-owned JSON
  * document, validated and bounded, never applied. Re-exports only.
+ *
+ * @module
  */
 
 export {

@@ -1,5 +1,7 @@
 /**
  * PostgreSQL ledger storage (`hyphae/postgres`): `INSERT … ON CONFLICT` and `UPDATE … WHERE version`.
+ *
+ * @module
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';

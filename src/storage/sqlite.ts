@@ -1,5 +1,7 @@
 /**
  * SQLite ledger storage (`hyphae/sqlite`): the embedded default, safe across processes on one host.
+ *
+ * @module
  */
 import { resolve } from 'node:path';
 import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';

@@ -1,5 +1,7 @@
 /**
  * `hyphae/testing`: the test kit for drivers and applications.
+ *
+ * @module
  */
 
 export type { ExploreOptions, ExploreReport, FailingSchedule } from './explore/explore-interleavings.js';
