@@ -28,6 +28,14 @@ export function resolveValue(source: ValueSource, env: ConfigEnv): string {
   return value;
 }
 
+/** The node URLs of a Redis Cluster setting: one URL, or several separated by commas. */
+export function clusterUrls(text: string): string[] {
+  return text
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
+}
+
 /** How a ledger store is opened when its block does not say. */
 export interface OpenStoreDefaults {
   /**
@@ -69,14 +77,13 @@ export async function openLedgerStorage(
     }
     case 'redis': {
       const { createRedisStorage } = await import('../storage/redis.js');
-      return createRedisStorage(
-        { url: resolveValue(store.url, env) },
-        {
-          ...(store.prefix === undefined ? {} : { prefix: store.prefix }),
-          ...(store.allowEviction === undefined ? {} : { allowEviction: store.allowEviction }),
-          ...createSetting(store.create, defaults),
-        },
-      );
+      const url = resolveValue(store.url, env);
+      return createRedisStorage(store.cluster === true ? { cluster: clusterUrls(url) } : { url }, {
+        ...(store.waitForReplicas === undefined ? {} : { waitForReplicas: store.waitForReplicas }),
+        ...(store.prefix === undefined ? {} : { prefix: store.prefix }),
+        ...(store.allowEviction === undefined ? {} : { allowEviction: store.allowEviction }),
+        ...createSetting(store.create, defaults),
+      });
     }
     case 'postgres': {
       const { createPostgresStorage } = await import('../storage/postgres.js');

@@ -33,7 +33,12 @@ export type StoreSettings =
     }
   | {
       readonly kind: 'redis';
+      /** The server's URL; with `cluster`, the URLs of one or more nodes of a Redis Cluster, separated by commas. */
       readonly url: ValueSource;
+      /** The URL names nodes of a Redis Cluster: the ledger spreads over every master. */
+      readonly cluster?: boolean;
+      /** `WAIT` after each claim and update (see the driver's `waitForReplicas`). */
+      readonly waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number };
       readonly prefix?: string;
       /** Accept an evicting `maxmemory-policy` (see the driver's `allowEviction`). */
       readonly allowEviction?: boolean;

@@ -1,5 +1,7 @@
 /**
  * Redis ledger storage (`hyphae/redis`): one Lua script per atomic operation, for many workers.
+ *
+ * @module
  */
 import { LedgerMissingError } from '../errors.js';
 import { checkOptions } from '../invalid-argument.js';

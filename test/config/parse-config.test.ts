@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/config/schema/common-nodes.js';
 import { closest, editDistance } from '../../src/config/schema/did-you-mean.js';
-import { LEDGER_HEADER, settingsOf, yaml } from './helpers.js';
+import { issuesOf, LEDGER_HEADER, settingsOf, yaml } from './helpers.js';
 
 describe('parsing a valid config', () => {
   it('applies defaults and resolves relative paths against the config directory', () => {
@@ -79,6 +79,51 @@ describe('parsing a valid config', () => {
     });
     expect(settings.registry).toEqual({ allowed: ['lookup', 'pay'], auto: true });
     expect(settings.tools.lookup?.sideEffectClass).toBe('read');
+  });
+
+  it('reads a Redis Cluster store with `wait_for_replicas`, and refuses a bad one at its key', () => {
+    const settings = settingsOf(
+      yaml(
+        'transition: { agent_id: a, policy_version: 1 }',
+        'action_ledger:',
+        '  storage: redis',
+        '  url: redis://10.0.0.1:6379,redis://10.0.0.2:6379',
+        '  cluster: true',
+        '  wait_for_replicas: { replicas: 2, timeout: 150ms }',
+      ),
+    );
+    const bad = issuesOf(
+      yaml(
+        'transition: { agent_id: a, policy_version: 1 }',
+        'action_ledger:',
+        '  storage: redis',
+        '  url: redis://10.0.0.1:6379',
+        '  cluster: yes please',
+        '  wait_for_replicas: { replicas: 0, timeout: 100 }',
+      ),
+    );
+    const elsewhere = issuesOf(
+      yaml(
+        'transition: { agent_id: a, policy_version: 1 }',
+        'action_ledger: { storage: sqlite, path: x.db, cluster: true }',
+      ),
+    );
+
+    expect(settings.actionLedger?.store).toEqual({
+      kind: 'redis',
+      url: { value: 'redis://10.0.0.1:6379,redis://10.0.0.2:6379' },
+      cluster: true,
+      waitForReplicas: { replicas: 2, timeoutMs: 150 },
+    });
+    expect(bad.map((issue) => issue.path)).toEqual([
+      'action_ledger.cluster',
+      'action_ledger.wait_for_replicas.replicas',
+      'action_ledger.wait_for_replicas.timeout',
+    ]);
+    expect(bad[2]?.message).toMatch(/^A duration needs its unit/);
+    expect(elsewhere[0]?.message).toMatch(
+      /`cluster` does not apply to storage `sqlite` \(it is a setting of `redis`\)/,
+    );
   });
 
   it('maps every tool setting to the camelCase settings', () => {

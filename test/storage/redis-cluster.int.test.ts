@@ -6,14 +6,24 @@
  * `maxmemory-policy`, the single-slot layout of a hash-tagged prefix.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Cluster } from 'ioredis';
 import { createClient, type createCluster } from 'redis';
-import { afterAll, afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { LedgerStorageCorruptError } from '../../src/errors.js';
+import { afterAll, afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config/load-config.js';
+import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../src/errors.js';
 import { BUCKET_TAGS, bucketOf, keySlot } from '../../src/storage/redis/cluster.js';
-import type { IoredisClusterLike, RedisClusterLike, RedisStorage } from '../../src/storage/redis.js';
+import {
+  createRedisStorage,
+  type IoredisClusterLike,
+  type RedisClusterLike,
+  type RedisStorage,
+} from '../../src/storage/redis.js';
 import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
+import { hyphae } from '../config/cli-runner.js';
+import { useTempDir, yaml } from '../config/helpers.js';
 import { inListOrder, listAll } from '../helpers/integration.js';
 import {
   type ClusterClientKind,
@@ -218,4 +228,142 @@ describe.skipIf(cluster === null)('redis storage on a cluster', () => {
       });
     });
   }
+});
+
+/** Connections each node of `own` holds, by port. */
+async function clientsPerNode(own: OwnCluster): Promise<Map<number, number>> {
+  const counts = new Map<number, number>();
+  for (const node of own.nodes) {
+    const info = await own.cli(node.port, 'INFO', 'clients');
+    counts.set(node.port, Number(/connected_clients:(\d+)/.exec(info)?.[1]));
+  }
+  return counts;
+}
+
+/** `WAIT` calls each master has answered, by port. */
+async function waitsPerMaster(own: OwnCluster): Promise<number> {
+  let total = 0;
+  for (const node of own.nodes) {
+    const stats = await own.cli(node.port, 'INFO', 'commandstats');
+    total += Number(/cmdstat_wait:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  }
+  return total;
+}
+
+describe.skipIf(cluster === null)('a cluster the storage connects to itself', () => {
+  const own = cluster as OwnCluster;
+  const tempDir = useTempDir();
+  let prefix: string;
+
+  beforeEach(() => {
+    prefix = `${runPrefix}owned:${randomUUID()}:`;
+  });
+  afterEach(async () => {
+    await deleteClusterKeys(own, prefix);
+  });
+
+  it('connects from the node URLs at the first operation, spreads the ledger and closes its connections', async () => {
+    const before = await clientsPerNode(own);
+    const storage = createRedisStorage({ cluster: [own.nodes[0]?.url ?? '', own.nodes[1]?.url ?? ''] }, { prefix });
+    expect(await clientsPerNode(own)).toEqual(before);
+
+    const records = Array.from({ length: 30 }, () => scoped());
+    for (const record of records) expect((await storage.create(record)).created).toBe(true);
+    const counts = await keysPerMaster(own, prefix);
+    expect([...counts.values()].filter((count) => count > 0)).toHaveLength(3);
+    expect(await storage.get(records[7]?.key ?? '')).toEqual(records[7]);
+    expect(await storage.findByTicket(records[3]?.ticketKey ?? '')).toEqual(records[3]);
+
+    await storage.close();
+    await expect(storage.get(records[0]?.key ?? '')).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
+    await vi.waitFor(async () => expect(await clientsPerNode(own)).toEqual(before), { timeout: 5000 });
+  });
+
+  it('refuses a cluster option that is not a list of redis:// URLs, without repeating a password', () => {
+    for (const cluster of [[], 'redis://127.0.0.1:7101', ['http://user:hunter2@127.0.0.1:7101'], ['nope'], [7101]]) {
+      const error = (() => {
+        try {
+          createRedisStorage({ cluster } as unknown as { cluster: string[] });
+        } catch (thrown) {
+          return thrown;
+        }
+        return null;
+      })();
+      expect(error).toBeInstanceOf(InvalidOptionError);
+      expect((error as InvalidOptionError).message).toMatch(/option `cluster`/);
+      expect((error as InvalidOptionError).message).not.toMatch(/hunter2/);
+    }
+  });
+
+  it('answers LedgerStorageUnavailableError on every operation while no node answers', async () => {
+    const storage = createRedisStorage({ cluster: ['redis://127.0.0.1:1'] }, { prefix });
+    await expect(storage.create(scoped())).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
+    await expect(storage.create(scoped())).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
+    await storage.close();
+  });
+
+  it('runs a ledgered tool from hyphae.yaml with `cluster: true` and `wait_for_replicas`, and doctor reads it', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'hyphae.yaml');
+    writeFileSync(
+      file,
+      yaml(
+        'transition: { agent_id: a, policy_version: 1 }',
+        'action_ledger:',
+        '  storage: redis',
+        '  url_env: CLUSTER_URLS',
+        '  cluster: true',
+        '  wait_for_replicas: { replicas: 1, timeout: 2s }',
+        `  prefix: "${prefix}"`,
+        'tools:',
+        '  pay: { side_effect_class: payment, identity: intent }',
+      ),
+    );
+    const env = { CLUSTER_URLS: `${own.nodes[0]?.url}, ${own.nodes[2]?.url}` };
+    const config = await loadConfig(file, { env });
+    let runs = 0;
+    const { pay } = config.instrument({
+      pay: async (
+        args: { readonly amount: number; readonly runId: string },
+        _options: { readonly toolCallId: string },
+      ) => {
+        runs += 1;
+        return `paid ${args.amount}`;
+      },
+    });
+    const waitsBefore = await waitsPerMaster(own);
+    const results = [];
+    for (let i = 0; i < 12; i += 1) results.push(await pay({ amount: i, runId: `r${i}` }, { toolCallId: `c${i}` }));
+    results.push(await pay({ amount: 3, runId: 'r3' }, { toolCallId: 'c3' }));
+    const waits = (await waitsPerMaster(own)) - waitsBefore;
+    await config.close();
+
+    expect(results.at(-1)).toBe('paid 3');
+    expect(runs).toBe(12);
+    expect(waits).toBeGreaterThanOrEqual(24);
+    expect([...(await keysPerMaster(own, prefix)).values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(12);
+
+    const doctor = hyphae(dir, ['doctor'], env);
+    expect(doctor.stdout).toMatch(/ok +action ledger +redis cluster: connected\n +ledger [0-9a-f-]{36}/);
+    expect(doctor.code).toBe(0);
+  });
+
+  it('passes `hyphae verify` on the example config with `cluster: true`, and leaves no key behind', async () => {
+    const dir = tempDir();
+    const example = readFileSync(new URL('../../examples/config/hyphae.redis.yaml', import.meta.url), 'utf8');
+    const file = join(dir, 'hyphae.yaml');
+    writeFileSync(
+      file,
+      example.replace('  url_env: REDIS_URL\n', `  url_env: REDIS_URL\n  cluster: true\n  prefix: "${prefix}"\n`),
+    );
+    const json = join(dir, 'report.json');
+    const run = hyphae(dir, ['verify', '-c', file, '--json', json], { REDIS_URL: own.nodes[1]?.url ?? '' });
+    const report = JSON.parse(readFileSync(json, 'utf8')) as { summary: { fail: number; pass: number } };
+
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toContain('redis cluster (keys under');
+    expect(report.summary.fail).toBe(0);
+    expect(report.summary.pass).toBeGreaterThan(5);
+    expect([...(await keysPerMaster(own, prefix)).values()].reduce((a, b) => a + b, 0)).toBe(0);
+  });
 });

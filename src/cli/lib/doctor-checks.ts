@@ -87,7 +87,9 @@ function storeFix(store: StoreSettings, error: unknown): string {
     case 'sqlite':
       return `check that \`${store.path}\` is a hyphae SQLite database and readable, and that better-sqlite3 is installed`;
     case 'redis':
-      return 'check the Redis URL, that the server is running, and that the `redis` package is installed';
+      return store.cluster === true
+        ? 'check the Redis Cluster node URLs, that the cluster is up (`redis-cli --cluster check`), and that the `redis` package is installed'
+        : 'check the Redis URL, that the server is running, and that the `redis` package is installed';
     case 'postgres':
       return 'check the connection string, that the server is running and the role may create tables, and that `pg` is installed';
     default:
@@ -96,7 +98,8 @@ function storeFix(store: StoreSettings, error: unknown): string {
 }
 
 function describeStore(store: StoreSettings): string {
-  return store.kind === 'sqlite' ? `sqlite ${store.path}` : store.kind;
+  if (store.kind === 'sqlite') return `sqlite ${store.path}`;
+  return store.kind === 'redis' && store.cluster === true ? 'redis cluster' : store.kind;
 }
 
 /** What the store says of itself: its ledger id, and each hazard (an evicting Redis policy). */
@@ -239,9 +242,9 @@ async function checkLedgerStore(
     );
     const { notes, refusal } = findings;
     const base = findings.empty
-      ? `${store.kind === 'redis' ? 'redis: connected; ' : `${describeStore(store)}: `}holds no ledger yet (it is initialised on first use)`
+      ? `${describeStore(store)}: ${store.kind === 'redis' ? 'connected; ' : ''}holds no ledger yet (it is initialised on first use)`
       : store.kind === 'redis'
-        ? 'redis: connected'
+        ? `${describeStore(store)}: connected`
         : `${describeStore(store)}: schema version readable`;
     if (refusal !== undefined) return { name, ok: false, detail: `${base}\n${refusal}`, fix: hazardFix(store) };
     return { name, ok: true, detail: [base, ...notes].join('\n') };

@@ -7,9 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveValue } from '../../config/open-stores.js';
+import { clusterUrls, resolveValue } from '../../config/open-stores.js';
 import type { ConfigEnv } from '../../config/parse-config.js';
 import type { StoreSettings } from '../../config/types.js';
+import { clusterOptions } from '../../storage/redis/owned-cluster.js';
 
 /** The verification store and how to remove it. */
 export interface IsolatedStore {
@@ -22,12 +23,19 @@ export interface IsolatedStore {
   cleanup(): Promise<void>;
 }
 
+interface RedisNode {
+  connect(): Promise<unknown>;
+  sendCommand(args: string[]): Promise<unknown>;
+  close?(): Promise<unknown>;
+  quit?(): Promise<unknown>;
+}
 interface RedisModule {
-  createClient(options: { url: string }): {
+  createClient(options: { url: string }): RedisNode;
+  createCluster(options: ReturnType<typeof clusterOptions>): {
     connect(): Promise<unknown>;
-    sendCommand(args: string[]): Promise<unknown>;
-    close?(): Promise<unknown>;
-    quit?(): Promise<unknown>;
+    readonly masters: readonly unknown[];
+    nodeClient(node: unknown): Promise<RedisNode>;
+    close(): Promise<unknown>;
   };
 }
 
@@ -39,20 +47,37 @@ interface PgPool {
   end(): Promise<void>;
 }
 
-async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
-  const { createClient } = (await import('redis')) as unknown as RedisModule;
-  const client = createClient({ url });
+/** Remove the keys under `prefix` that one node holds; on a cluster one by one, since they lie in many slots. */
+async function dropOnNode(client: RedisNode, prefix: string, cluster: boolean): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = (await client.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '500'])) as [
+      string,
+      string[],
+    ];
+    cursor = next;
+    if (keys.length === 0) continue;
+    if (cluster) await Promise.all(keys.map((key) => client.sendCommand(['UNLINK', key])));
+    else await client.sendCommand(['UNLINK', ...keys]);
+  } while (cursor !== '0');
+}
+
+async function dropRedisPrefix(url: string, prefix: string, cluster: boolean): Promise<void> {
+  const redis = (await import('redis')) as unknown as RedisModule;
+  if (cluster) {
+    const client = redis.createCluster(clusterOptions(clusterUrls(url)));
+    await client.connect();
+    try {
+      for (const node of client.masters) await dropOnNode(await client.nodeClient(node), prefix, true);
+    } finally {
+      await client.close();
+    }
+    return;
+  }
+  const client = redis.createClient({ url });
   await client.connect();
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = (await client.sendCommand(['SCAN', cursor, 'MATCH', `${prefix}*`, 'COUNT', '500'])) as [
-        string,
-        string[],
-      ];
-      cursor = next;
-      if (keys.length > 0) await client.sendCommand(['UNLINK', ...keys]);
-    } while (cursor !== '0');
+    await dropOnNode(client, prefix, false);
   } finally {
     await (client.close?.() ?? client.quit?.());
   }
@@ -91,10 +116,16 @@ export async function isolatedStore(store: StoreSettings, env: ConfigEnv): Promi
       const url = resolveValue(store.url, env);
       const prefix = `${store.prefix ?? 'hyphae:'}verify:${id}:`;
       return {
-        settings: { kind: 'redis', url: { value: url }, prefix },
-        describe: `redis (keys under \`${prefix}\`, removed afterwards)`,
+        settings: {
+          kind: 'redis',
+          url: { value: url },
+          prefix,
+          ...(store.cluster === true ? { cluster: true } : {}),
+          ...(store.waitForReplicas === undefined ? {} : { waitForReplicas: store.waitForReplicas }),
+        },
+        describe: `redis${store.cluster === true ? ' cluster' : ''} (keys under \`${prefix}\`, removed afterwards)`,
         multiProcess: true,
-        cleanup: () => dropRedisPrefix(url, prefix),
+        cleanup: () => dropRedisPrefix(url, prefix, store.cluster === true),
       };
     }
     case 'postgres': {

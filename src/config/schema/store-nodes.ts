@@ -10,8 +10,8 @@ import type {
   ValueSource,
 } from '../types.js';
 import { argsDrift, duration, filePath, names } from './common-nodes.js';
-import { discriminated, union } from './composite-nodes.js';
-import { boolean, literal, map, type Node, oneOf, optional, string } from './nodes.js';
+import { discriminated, object, union } from './composite-nodes.js';
+import { boolean, literal, map, type Node, number, oneOf, optional, string } from './nodes.js';
 
 const PREFIX = '^[A-Za-z_][A-Za-z0-9_]*$';
 
@@ -40,6 +40,21 @@ function envName(description: string) {
   );
 }
 
+/** `wait_for_replicas`: `WAIT` after each claim and update until that many replicas hold it. */
+function waitForReplicas() {
+  const node = object(
+    {
+      replicas: number({ integer: true, minimum: 1, description: 'Replicas that must acknowledge each write.' }),
+      timeout: duration({ description: 'How long each write waits for them, such as `100ms`.' }),
+    },
+    {
+      description:
+        'After each claim and each update, wait until this many replicas hold the write; a write they do not acknowledge in time fails, and a claim then does not run its tool (default: no wait).',
+    },
+  );
+  return map(node, (raw) => ({ replicas: raw.replicas, timeoutMs: raw.timeout }));
+}
+
 /** The keys of each storage kind, shared by the ledger sections. */
 const STORE_VARIANTS = {
   memory: {},
@@ -56,6 +71,13 @@ const STORE_VARIANTS = {
   redis: {
     url: optional(string({ description: 'A `redis://` URL. Prefer `url_env` for URLs with credentials.' })),
     url_env: envName('Environment variable holding the `redis://` URL.'),
+    cluster: optional(
+      boolean({
+        description:
+          'The URL names a node of a Redis Cluster (several nodes: URLs separated by commas); the ledger spreads over every master (default `false`).',
+      }),
+    ),
+    wait_for_replicas: optional(waitForReplicas()),
     prefix: optional(string({ description: 'Prefix of every key the ledger writes (default `hyphae:`).' })),
     allow_eviction: optional(
       boolean({
@@ -99,6 +121,8 @@ type RawStore =
       readonly storage: 'redis';
       readonly url?: string;
       readonly url_env?: string;
+      readonly cluster?: boolean;
+      readonly wait_for_replicas?: { readonly replicas: number; readonly timeoutMs: number };
       readonly prefix?: string;
       readonly allow_eviction?: boolean;
       readonly create?: boolean;
@@ -129,6 +153,8 @@ function toStore(raw: RawStore): StoreSettings {
       return {
         kind: 'redis',
         url: source(raw.url, raw.url_env),
+        ...(raw.cluster === true ? { cluster: true } : {}),
+        ...(raw.wait_for_replicas === undefined ? {} : { waitForReplicas: raw.wait_for_replicas }),
         ...(raw.prefix === undefined ? {} : { prefix: raw.prefix }),
         ...(raw.allow_eviction === undefined ? {} : { allowEviction: raw.allow_eviction }),
         ...(raw.create === undefined ? {} : { create: raw.create }),
