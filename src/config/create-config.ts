@@ -22,6 +22,7 @@ import type {
 } from '../ledger/types.js';
 import type { SnapshotStorage } from '../storage/snapshot-storage.js';
 import { ledgeredTasks, ledgeredTools } from './coverage.js';
+import { defined, pickDefined } from './defined.js';
 import { type PrepareMessagesEvent, prepareMessagesWith } from './prepare-messages.js';
 import { type ConfigRun, type ConfigRunScope, checkRunScope, createRunScope } from './run-context.js';
 import { closest } from './schema/did-you-mean.js';
@@ -134,20 +135,17 @@ function taskSpec(
   const lease = task.leaseTtlMs ?? leaseTtlMs;
   return {
     name,
-    ...(task.sideEffectClass === undefined ? {} : { sideEffectClass: task.sideEffectClass }),
-    ...(task.retryPermission === undefined ? {} : { retryPermission: task.retryPermission }),
-    ...(task.spendability === undefined ? {} : { spendability: task.spendability }),
-    ...(task.idFrom === undefined ? {} : { idFrom: task.idFrom }),
-    ...(task.capability === undefined ? {} : { capability: task.capability }),
-    ...(task.providerIdempotencyKeyParam === undefined
-      ? {}
-      : { providerIdempotencyKeyParam: task.providerIdempotencyKeyParam }),
-    ...(task.providerIdempotencyKeyTtlMs === undefined
-      ? {}
-      : { providerIdempotencyKeyTtlMs: task.providerIdempotencyKeyTtlMs }),
-    ...(task.bookkeepingParams === undefined ? {} : { bookkeepingParams: task.bookkeepingParams }),
-    ...(lease === undefined ? {} : { leaseTtlMs: lease }),
-    ...(reconciler === undefined ? {} : { reconciler }),
+    ...pickDefined(task, [
+      'sideEffectClass',
+      'retryPermission',
+      'spendability',
+      'idFrom',
+      'capability',
+      'providerIdempotencyKeyParam',
+      'providerIdempotencyKeyTtlMs',
+      'bookkeepingParams',
+    ]),
+    ...defined({ leaseTtlMs: lease, reconciler }),
   };
 }
 

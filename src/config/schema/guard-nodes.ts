@@ -1,6 +1,8 @@
 /**
  * The guard sections: `receipts`, `registry`, `runner`, `fuses`, `history_guard`, `transcript`.
  */
+
+import { defined } from '../defined.js';
 import type {
   FusesSettings,
   HistoryGuardSettings,
@@ -102,10 +104,7 @@ export function runnerNode(): Node<RunnerSettings> {
     },
     { description: 'The LLM-retry tool runner.' },
   );
-  return map(node, (raw) => ({
-    ...(raw.max_llm_retries === undefined ? {} : { maxLlmRetries: raw.max_llm_retries }),
-    ...(raw.max_tool_retries === undefined ? {} : { maxToolRetries: raw.max_tool_retries }),
-  }));
+  return map(node, (raw) => defined({ maxLlmRetries: raw.max_llm_retries, maxToolRetries: raw.max_tool_retries }));
 }
 
 function priceNode(): Node<PriceSettings> {
@@ -119,16 +118,8 @@ function priceNode(): Node<PriceSettings> {
   return map(node, (raw) => ({
     inputPer1k: raw.input_per_1k,
     outputPer1k: raw.output_per_1k,
-    ...(raw.cached_input_per_1k === undefined ? {} : { cachedInputPer1k: raw.cached_input_per_1k }),
-    ...(raw.cache_write_input_per_1k === undefined ? {} : { cacheWriteInputPer1k: raw.cache_write_input_per_1k }),
+    ...defined({ cachedInputPer1k: raw.cached_input_per_1k, cacheWriteInputPer1k: raw.cache_write_input_per_1k }),
   }));
-}
-
-/** `value` without its undefined members, typed with optional keys (for `exactOptionalPropertyTypes`). */
-function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
-  };
 }
 
 /** `fuses`. */
