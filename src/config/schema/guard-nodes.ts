@@ -13,7 +13,7 @@ import type {
 } from '../types.js';
 import { filePath, names } from './common-nodes.js';
 import { object, record } from './composite-nodes.js';
-import { boolean, make, map, mismatch, type Node, number, oneOf, optional, string } from './nodes.js';
+import { boolean, makeLeaf, map, type Node, number, oneOf, optional, string } from './nodes.js';
 
 /** `receipts`: signed, hash-chained receipts of every terminal outcome and release. */
 export function receiptsNode(): Node<ReceiptsSettings> {
@@ -55,14 +55,11 @@ export function receiptsNode(): Node<ReceiptsSettings> {
 }
 
 function trueOnly(description: string): Node<true> {
-  const expected = '`true`';
-  return make(
-    expected,
+  return makeLeaf(
+    '`true`',
     description,
     () => ({ const: true }),
-    (value, path, issues) => {
-      if (value !== true) issues.push({ path, target: 'value', message: mismatch(expected, value) });
-    },
+    (value) => value === true,
   );
 }
 
