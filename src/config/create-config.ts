@@ -29,16 +29,12 @@ import { closest } from './schema/did-you-mean.js';
 import type { ConfigSettings, TaskSettings } from './types.js';
 import { type ConfiguredTool, type ToolBody, type ToolOverrides, wrapTool } from './wrap-tool.js';
 
-/** The parts a loaded config is made of (built by `loadConfig`). */
-export interface ConfigParts {
-  readonly file: string | undefined;
-  readonly settings: ConfigSettings;
-  readonly ledger: Ledger | undefined;
-  readonly taskLedger: Ledger | undefined;
-  readonly fuses: FuseBox | undefined;
-  readonly registry: ToolRegistry<AnyBoundedTool> | undefined;
-  readonly runner: ToolRunner | undefined;
-  readonly snapshots: RunSnapshots | undefined;
+/** The parts a loaded config is made of (built by `loadConfig`): the members it exposes, and what works behind them. */
+export interface ConfigParts
+  extends Pick<
+    HyphaeConfig,
+    'file' | 'settings' | 'ledger' | 'taskLedger' | 'fuses' | 'registry' | 'runner' | 'snapshots'
+  > {
   readonly snapshotStorage: SnapshotStorage | undefined;
   readonly historyGuard: HistoryGuard | undefined;
   readonly clock: Clock | undefined;
