@@ -10,6 +10,7 @@ import { createFuseBox, type FuseBox } from '../fuses/fuse-box.js';
 import { loopFuse } from '../fuses/loop.js';
 import { permissionFuse } from '../fuses/permission.js';
 import type { ToolFuse } from '../fuses/tool-fuse.js';
+import { defined } from './defined.js';
 import type { NodeIssue } from './schema/nodes.js';
 import type { ConfigSettings } from './types.js';
 
@@ -41,10 +42,7 @@ export function buildFuses(
     section = 'budget';
     const budget = fuses.budget === undefined ? undefined : budgetFuse(fuses.budget);
     const box = createFuseBox({
-      ...(permission === undefined ? {} : { permission }),
-      ...(loop === undefined ? {} : { loop }),
-      ...(budget === undefined ? {} : { budget }),
-      ...(clock === undefined ? {} : { clock }),
+      ...defined({ permission, loop, budget, clock }),
       // A long-lived agent must not grow a log without bound: events go to the hook only.
       keepLog: false,
       onEvent: (event) => emit({ type: 'fuse', event }),

@@ -22,22 +22,19 @@ import type {
 } from '../ledger/types.js';
 import type { SnapshotStorage } from '../storage/snapshot-storage.js';
 import { ledgeredTasks, ledgeredTools } from './coverage.js';
+import { defined, pickDefined } from './defined.js';
 import { type PrepareMessagesEvent, prepareMessagesWith } from './prepare-messages.js';
 import { type ConfigRun, type ConfigRunScope, checkRunScope, createRunScope } from './run-context.js';
 import { closest } from './schema/did-you-mean.js';
 import type { ConfigSettings, TaskSettings } from './types.js';
 import { type ConfiguredTool, type ToolBody, type ToolOverrides, wrapTool } from './wrap-tool.js';
 
-/** The parts a loaded config is made of (built by `loadConfig`). */
-export interface ConfigParts {
-  readonly file: string | undefined;
-  readonly settings: ConfigSettings;
-  readonly ledger: Ledger | undefined;
-  readonly taskLedger: Ledger | undefined;
-  readonly fuses: FuseBox | undefined;
-  readonly registry: ToolRegistry<AnyBoundedTool> | undefined;
-  readonly runner: ToolRunner | undefined;
-  readonly snapshots: RunSnapshots | undefined;
+/** The parts a loaded config is made of (built by `loadConfig`): the members it exposes, and what works behind them. */
+export interface ConfigParts
+  extends Pick<
+    HyphaeConfig,
+    'file' | 'settings' | 'ledger' | 'taskLedger' | 'fuses' | 'registry' | 'runner' | 'snapshots'
+  > {
   readonly snapshotStorage: SnapshotStorage | undefined;
   readonly historyGuard: HistoryGuard | undefined;
   readonly clock: Clock | undefined;
@@ -134,20 +131,17 @@ function taskSpec(
   const lease = task.leaseTtlMs ?? leaseTtlMs;
   return {
     name,
-    ...(task.sideEffectClass === undefined ? {} : { sideEffectClass: task.sideEffectClass }),
-    ...(task.retryPermission === undefined ? {} : { retryPermission: task.retryPermission }),
-    ...(task.spendability === undefined ? {} : { spendability: task.spendability }),
-    ...(task.idFrom === undefined ? {} : { idFrom: task.idFrom }),
-    ...(task.capability === undefined ? {} : { capability: task.capability }),
-    ...(task.providerIdempotencyKeyParam === undefined
-      ? {}
-      : { providerIdempotencyKeyParam: task.providerIdempotencyKeyParam }),
-    ...(task.providerIdempotencyKeyTtlMs === undefined
-      ? {}
-      : { providerIdempotencyKeyTtlMs: task.providerIdempotencyKeyTtlMs }),
-    ...(task.bookkeepingParams === undefined ? {} : { bookkeepingParams: task.bookkeepingParams }),
-    ...(lease === undefined ? {} : { leaseTtlMs: lease }),
-    ...(reconciler === undefined ? {} : { reconciler }),
+    ...pickDefined(task, [
+      'sideEffectClass',
+      'retryPermission',
+      'spendability',
+      'idFrom',
+      'capability',
+      'providerIdempotencyKeyParam',
+      'providerIdempotencyKeyTtlMs',
+      'bookkeepingParams',
+    ]),
+    ...defined({ leaseTtlMs: lease, reconciler }),
   };
 }
 

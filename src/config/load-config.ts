@@ -27,6 +27,7 @@ import type { LedgerStorage } from '../storage/ledger-storage.js';
 import type { SnapshotStorage } from '../storage/snapshot-storage.js';
 import { buildFuses } from './build-fuses.js';
 import { createConfig, type HyphaeConfig } from './create-config.js';
+import { pickDefined } from './defined.js';
 import { ConfigError } from './errors.js';
 import {
   createDefault,
@@ -127,13 +128,8 @@ function ledgerOptions(transition: TransitionSettings, options: LoadConfigOption
     leaseTtlMs: transition.leaseTtlMs,
     deferReadOnlyUnknown: transition.deferReadOnlyUnknown,
     reclaimRequiresDeathSignal: transition.reclaimRequiresDeathSignal,
-    ...(transition.presumedDeadAfterMs === undefined ? {} : { presumedDeadAfterMs: transition.presumedDeadAfterMs }),
-    ...(transition.leaseRenewIntervalMs === undefined ? {} : { leaseRenewIntervalMs: transition.leaseRenewIntervalMs }),
-    ...(transition.pollTimeoutMs === undefined ? {} : { pollTimeoutMs: transition.pollTimeoutMs }),
-    ...(transition.reconcileTimeoutMs === undefined ? {} : { reconcileTimeoutMs: transition.reconcileTimeoutMs }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
-    ...(options.ownerId === undefined ? {} : { ownerId: options.ownerId }),
+    ...pickDefined(transition, ['presumedDeadAfterMs', 'leaseRenewIntervalMs', 'pollTimeoutMs', 'reconcileTimeoutMs']),
+    ...pickDefined(options, ['clock', 'logger', 'ownerId']),
     ...(emit === undefined
       ? {}
       : {

@@ -7,6 +7,7 @@ import { repairTranscript } from '../context/transcript/repair.js';
 import type { TranscriptChange } from '../context/transcript/types.js';
 import { assertTranscript } from '../context/transcript/validate.js';
 import { arrayArgument, readArgument } from '../invalid-argument.js';
+import { pickDefined } from './defined.js';
 import type { HistoryGuardSettings, TranscriptSettings } from './types.js';
 
 /** What preparing messages reports. */
@@ -20,12 +21,7 @@ export function historyGuardOf(
   emit: (event: PrepareMessagesEvent) => void,
 ): HistoryGuard {
   return createHistoryGuard({
-    ...(settings.maxTokens === undefined ? {} : { maxTokens: settings.maxTokens }),
-    ...(settings.maxMessages === undefined ? {} : { maxMessages: settings.maxMessages }),
-    ...(settings.warnAt === undefined ? {} : { warnAt: settings.warnAt }),
-    ...(settings.duplicates === undefined ? {} : { duplicates: settings.duplicates }),
-    ...(settings.onDuplicate === undefined ? {} : { onDuplicate: settings.onDuplicate }),
-    ...(settings.model === undefined ? {} : { model: settings.model }),
+    ...pickDefined(settings, ['maxTokens', 'maxMessages', 'warnAt', 'duplicates', 'onDuplicate', 'model']),
     ...(settings.tokenizer === 'gpt' ? { tokenCounter: createGptTokenCounter() } : {}),
     onEvent: (event) => emit({ type: 'history', event }),
   });

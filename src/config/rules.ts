@@ -57,28 +57,26 @@ const sharedStoreExists: Rule = (settings, issues) => {
 };
 
 const coverageNamesExist: Rule = (settings, issues) => {
-  const tools = settings.actionLedger?.tools;
-  if (Array.isArray(tools)) {
-    tools.forEach((tool, index) => {
-      if (!Object.hasOwn(settings.tools, tool)) {
-        issues.push({
-          path: ['action_ledger', 'tools', index],
-          target: 'value',
-          message: `Tool \`${tool}\` is ledgered but not configured; add \`tools.${tool}.side_effect_class\``,
-        });
-      }
-    });
-  }
-  const tasks = settings.taskLedger?.tasks;
-  if (Array.isArray(tasks)) {
-    tasks.forEach((task, index) => {
-      if (!Object.hasOwn(settings.tasks, task)) {
-        issues.push({
-          path: ['task_ledger', 'tasks', index],
-          target: 'value',
-          message: `Task \`${task}\` is ledgered but not configured under \`tasks\``,
-        });
-      }
+  const coverages = [
+    {
+      at: ['action_ledger', 'tools'],
+      names: settings.actionLedger?.tools,
+      configured: settings.tools,
+      unknown: (tool: string) =>
+        `Tool \`${tool}\` is ledgered but not configured; add \`tools.${tool}.side_effect_class\``,
+    },
+    {
+      at: ['task_ledger', 'tasks'],
+      names: settings.taskLedger?.tasks,
+      configured: settings.tasks,
+      unknown: (task: string) => `Task \`${task}\` is ledgered but not configured under \`tasks\``,
+    },
+  ];
+  for (const { at, names, configured, unknown } of coverages) {
+    if (!Array.isArray(names)) continue;
+    names.forEach((name, index) => {
+      if (!Object.hasOwn(configured, name))
+        issues.push({ path: [...at, index], target: 'value', message: unknown(name) });
     });
   }
   for (const task of Object.keys(settings.tasks)) {

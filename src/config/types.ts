@@ -5,6 +5,9 @@
  */
 import type { McpSecretsAction, McpToolPolicy } from '../boundary/mcp-tool-policy.js';
 import type { TranscriptFormat } from '../context/transcript/types.js';
+import type { BudgetFuseOptions } from '../fuses/budget-options.js';
+import type { LoopFuseOptions } from '../fuses/loop-options.js';
+import type { PermissionFuseOptions } from '../fuses/permission.js';
 import type { ToolCapability } from '../ledger/tool-capability.js';
 import type { ArgsDriftPolicy, ToolIdentity } from '../ledger/types.js';
 import type { DeathSignalPolicy } from '../ledger/worker-death.js';
@@ -175,29 +178,14 @@ export interface PriceSettings {
   readonly cacheWriteInputPer1k?: number;
 }
 
-/** The `fuses` section. */
+/**
+ * The `fuses` section: the options of each fuse but those code supplies (a verdict name, a token
+ * counter; the permission fuse's tools come from `tools.<name>.permissions`).
+ */
 export interface FusesSettings {
-  readonly permission?: {
-    readonly granted: readonly string[];
-    readonly allowUnknownTools?: boolean;
-    readonly maxDenials?: number;
-  };
-  readonly loop?: {
-    readonly repeatThreshold?: number;
-    readonly maxCycleLength?: number;
-    readonly allowances?: Readonly<Record<string, number>>;
-    readonly window?: number;
-    readonly terminal?: boolean;
-    readonly retryAllowance?: number;
-  };
-  readonly budget?: {
-    readonly maxUsd?: number;
-    readonly maxTokens?: number;
-    readonly price?: PriceSettings;
-    readonly prices?: Readonly<Record<string, PriceSettings>>;
-    readonly strictPricing?: boolean;
-    readonly terminal?: boolean;
-  };
+  readonly permission?: Omit<PermissionFuseOptions, 'tools' | 'name'>;
+  readonly loop?: Omit<LoopFuseOptions, 'name'>;
+  readonly budget?: Omit<BudgetFuseOptions, 'tokenCounter' | 'name'>;
 }
 
 /** The `history_guard` section. */

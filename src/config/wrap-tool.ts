@@ -14,6 +14,7 @@ import type { FuseBox } from '../fuses/fuse-box.js';
 import type { FuseRun } from '../fuses/run-box.js';
 import type { CallOptions, Ledger, Reconciler, ReconcilerObject, ToolSpec } from '../ledger/types.js';
 import { boundedOptions } from './bounded-rules.js';
+import { pickDefined } from './defined.js';
 import type { ToolSettings } from './types.js';
 
 /** A tool body as the config wraps it: the arguments object and the call options. */
@@ -49,19 +50,17 @@ function toolSpec(name: string, tool: ToolSettings, reconciler: Reconciler | Rec
   return {
     name,
     sideEffectClass: tool.sideEffectClass ?? 'non_idempotent_mutate',
-    ...(tool.retryPermission === undefined ? {} : { retryPermission: tool.retryPermission }),
-    ...(tool.spendability === undefined ? {} : { spendability: tool.spendability }),
-    ...(tool.providerIdempotencyKeyParam === undefined
-      ? {}
-      : { providerIdempotencyKeyParam: tool.providerIdempotencyKeyParam }),
-    ...(tool.providerIdempotencyKeyTtlMs === undefined
-      ? {}
-      : { providerIdempotencyKeyTtlMs: tool.providerIdempotencyKeyTtlMs }),
-    ...(tool.identity === undefined ? {} : { identity: tool.identity }),
-    ...(tool.capability === undefined ? {} : { capability: tool.capability }),
-    ...(tool.bookkeepingParams === undefined ? {} : { bookkeepingParams: tool.bookkeepingParams }),
-    ...(tool.leaseTtlMs === undefined ? {} : { leaseTtlMs: tool.leaseTtlMs }),
-    ...(tool.onArgsDrift === undefined ? {} : { onArgsDrift: tool.onArgsDrift }),
+    ...pickDefined(tool, [
+      'retryPermission',
+      'spendability',
+      'providerIdempotencyKeyParam',
+      'providerIdempotencyKeyTtlMs',
+      'identity',
+      'capability',
+      'bookkeepingParams',
+      'leaseTtlMs',
+      'onArgsDrift',
+    ]),
     ...(reconciler === undefined ? {} : { reconciler }),
   };
 }

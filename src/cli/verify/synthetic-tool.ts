@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { pickDefined } from '../../config/defined.js';
 import type { StoreSettings, ToolSettings } from '../../config/types.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import { createLedger } from '../../ledger/create-ledger.js';
@@ -74,12 +75,7 @@ export function syntheticTool(
   const spec: ToolSpec = {
     name: call.tool,
     sideEffectClass: settings.sideEffectClass ?? 'read',
-    ...(settings.retryPermission === undefined ? {} : { retryPermission: settings.retryPermission }),
-    ...(settings.spendability === undefined ? {} : { spendability: settings.spendability }),
-    ...(settings.providerIdempotencyKeyParam === undefined
-      ? {}
-      : { providerIdempotencyKeyParam: settings.providerIdempotencyKeyParam }),
-    ...(settings.identity === undefined ? {} : { identity: settings.identity }),
+    ...pickDefined(settings, ['retryPermission', 'spendability', 'providerIdempotencyKeyParam', 'identity']),
   };
   return ledger.tool(spec, async function syntheticBody() {
     if (mode === 'after-claim') process.kill(process.pid, 'SIGKILL');

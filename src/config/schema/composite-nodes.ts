@@ -10,6 +10,7 @@ import {
   type ConfigPathSegment,
   type Infer,
   isPlainObject,
+  type JsonSchema,
   literal,
   make,
   mismatch,
@@ -17,6 +18,7 @@ import {
   type NodeIssue,
   type ObjectOf,
   optional,
+  type ParseContext,
   type Shape,
 } from './nodes.js';
 
@@ -47,26 +49,43 @@ export function list<T>(item: Node<T>, options: Base & { readonly minItems?: num
   );
 }
 
+/**
+ * A node over mappings: anything else is one `Expected …, got …` issue; `check` and `parse` see
+ * only mappings. Its JSON Schema is of `type: object`, with the keywords of `json`.
+ */
+function makeMapping<T>(
+  expected: string,
+  description: string | undefined,
+  json: () => JsonSchema,
+  check: (value: Record<string, unknown>, path: readonly ConfigPathSegment[], issues: NodeIssue[]) => void,
+  parse: (value: Record<string, unknown>, ctx: ParseContext) => T,
+): Node<T> {
+  return make(
+    expected,
+    description,
+    () => ({ type: 'object', ...json() }),
+    (value, path, issues) => {
+      if (isPlainObject(value)) check(value, path, issues);
+      else issues.push({ path, target: 'value', message: mismatch(expected, value) });
+    },
+    (value, ctx) => parse(value as Record<string, unknown>, ctx),
+  );
+}
+
 /** A mapping from names (matching `keyPattern`) to `value`. */
 export function record<T>(
   value: Node<T>,
   options: Base & { readonly keyPattern?: string; readonly keyText?: string } = {},
 ): Node<Readonly<Record<string, T>>> {
   const keyRegex = options.keyPattern === undefined ? undefined : new RegExp(options.keyPattern, 'u');
-  const expected = 'a mapping';
-  return make(
-    expected,
+  return makeMapping(
+    'a mapping',
     options.description,
     () => ({
-      type: 'object',
       additionalProperties: value.toJson(),
       ...(options.keyPattern === undefined ? {} : { propertyNames: { pattern: options.keyPattern } }),
     }),
     (actual, path, issues) => {
-      if (!isPlainObject(actual)) {
-        issues.push({ path, target: 'value', message: mismatch(expected, actual) });
-        return;
-      }
       for (const [key, entry] of Object.entries(actual)) {
         if (keyRegex !== undefined && !keyRegex.test(key)) {
           issues.push({
@@ -80,11 +99,7 @@ export function record<T>(
       }
     },
     (actual, ctx) =>
-      Object.freeze(
-        Object.fromEntries(
-          Object.entries(actual as Record<string, unknown>).map(([key, entry]) => [key, value.parse(entry, ctx)]),
-        ),
-      ),
+      Object.freeze(Object.fromEntries(Object.entries(actual).map(([key, entry]) => [key, value.parse(entry, ctx)]))),
   );
 }
 
@@ -129,22 +144,16 @@ export function object<const S extends Shape>(shape: S, options: ObjectOptions =
   const keys = Object.keys(shape);
   const required = keys.filter((key) => shape[key]?.optional !== true);
   const groups = options.exactlyOne ?? [];
-  const expected = 'a mapping';
-  return make(
-    expected,
+  return makeMapping(
+    'a mapping',
     options.description,
     () => ({
-      type: 'object',
       properties: Object.fromEntries(keys.map((key) => [key, (shape[key] as AnyNode).toJson()])),
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
       ...exclusiveJson(groups),
     }),
     (value, path, issues) => {
-      if (!isPlainObject(value)) {
-        issues.push({ path, target: 'value', message: mismatch(expected, value) });
-        return;
-      }
       for (const key of required) {
         if (!Object.hasOwn(value, key)) {
           issues.push({
@@ -174,10 +183,9 @@ export function object<const S extends Shape>(shape: S, options: ObjectOptions =
       checkExclusive(value, groups, path, issues);
     },
     (value, ctx) => {
-      const source = value as Record<string, unknown>;
       const out: Record<string, unknown> = {};
       for (const key of keys) {
-        if (Object.hasOwn(source, key)) out[key] = (shape[key] as AnyNode).parse(source[key], ctx);
+        if (Object.hasOwn(value, key)) out[key] = (shape[key] as AnyNode).parse(value[key], ctx);
       }
       return Object.freeze(out) as ObjectOf<S>;
     },
@@ -226,21 +234,15 @@ export function discriminated<const Tag extends string, const C extends Shape, c
       return [name, object(full, exactlyOne === undefined ? { unknownKey } : { unknownKey, exactlyOne })] as const;
     }),
   );
-  const expected = `a mapping with \`${tag}\`: ${codeList(names)}`;
-  return make<Discriminated<Tag, C, V>>(
-    expected,
+  return makeMapping<Discriminated<Tag, C, V>>(
+    `a mapping with \`${tag}\`: ${codeList(names)}`,
     options.description,
     () => ({
-      type: 'object',
       ...(options.defaultTag === undefined ? { required: [tag] } : {}),
       properties: { [tag]: { enum: names } },
       oneOf: [...nodes.values()].map((node) => node.toJson()),
     }),
     (value, path, issues) => {
-      if (!isPlainObject(value)) {
-        issues.push({ path, target: 'value', message: mismatch(expected, value) });
-        return;
-      }
       const chosen = value[tag] ?? options.defaultTag;
       const node = typeof chosen === 'string' ? nodes.get(chosen) : undefined;
       if (node !== undefined) {
@@ -264,9 +266,9 @@ export function discriminated<const Tag extends string, const C extends Shape, c
       });
     },
     (value, ctx) => {
-      const chosen = ((value as Record<string, unknown>)[tag] ?? options.defaultTag) as string;
+      const chosen = (value[tag] ?? options.defaultTag) as string;
       // The default variant parses with its tag filled in, so every parsed value carries one.
-      const tagged = { ...(value as Record<string, unknown>), [tag]: chosen };
+      const tagged = { ...value, [tag]: chosen };
       return (nodes.get(chosen) as AnyNode).parse(tagged, ctx) as Discriminated<Tag, C, V>;
     },
   );

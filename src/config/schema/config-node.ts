@@ -2,6 +2,7 @@
  * The whole `hyphae.yaml`: every section, the parser to {@link ConfigSettings}, and the published
  * JSON Schema.
  */
+import { defined } from '../defined.js';
 import type { ConfigSettings, TransitionSettings } from '../types.js';
 import { duration, NAME_PATTERN } from './common-nodes.js';
 import { object, record, union } from './composite-nodes.js';
@@ -75,13 +76,14 @@ function transitionNode(): Node<TransitionSettings> {
     agentId: raw.agent_id,
     policyVersion: raw.policy_version,
     leaseTtlMs: raw.lease_ttl ?? DEFAULT_LEASE_TTL_MS,
-    ...(raw.lease_renew_interval === undefined ? {} : { leaseRenewIntervalMs: raw.lease_renew_interval }),
-    ...(raw.poll_timeout === undefined ? {} : { pollTimeoutMs: raw.poll_timeout }),
-    ...(raw.reconcile_timeout === undefined ? {} : { reconcileTimeoutMs: raw.reconcile_timeout }),
+    ...defined({
+      leaseRenewIntervalMs: raw.lease_renew_interval,
+      pollTimeoutMs: raw.poll_timeout,
+      reconcileTimeoutMs: raw.reconcile_timeout,
+    }),
     deferReadOnlyUnknown: raw.defer_read_only_unknown ?? false,
     reclaimRequiresDeathSignal: raw.reclaim_requires_death_signal ?? 'consequential',
-    ...(raw.presumed_dead_after === undefined ? {} : { presumedDeadAfterMs: raw.presumed_dead_after }),
-    ...(raw.request_identity === undefined ? {} : { requestIdentity: raw.request_identity }),
+    ...defined({ presumedDeadAfterMs: raw.presumed_dead_after, requestIdentity: raw.request_identity }),
   }));
 }
 
@@ -120,11 +122,13 @@ function buildConfigNode(): Node<ConfigSettings> {
     const registry = raw.registry;
     return {
       profile: raw.profile ?? 'development',
-      ...(raw.transition === undefined ? {} : { transition: raw.transition }),
-      ...(raw.action_ledger === undefined ? {} : { actionLedger: raw.action_ledger }),
-      ...(raw.task_ledger === undefined ? {} : { taskLedger: raw.task_ledger }),
-      ...(raw.run_snapshots === undefined ? {} : { runSnapshots: raw.run_snapshots }),
-      ...(raw.receipts === undefined ? {} : { receipts: raw.receipts }),
+      ...defined({
+        transition: raw.transition,
+        actionLedger: raw.action_ledger,
+        taskLedger: raw.task_ledger,
+        runSnapshots: raw.run_snapshots,
+        receipts: raw.receipts,
+      }),
       tools,
       tasks: raw.tasks ?? {},
       ...(registry === undefined
@@ -135,11 +139,13 @@ function buildConfigNode(): Node<ConfigSettings> {
                 ? { allowed: Object.freeze(Object.keys(tools)), auto: true }
                 : { allowed: registry.allowed ?? [], auto: false },
           }),
-      ...(raw.runner === undefined ? {} : { runner: raw.runner }),
-      ...(raw.fuses === undefined ? {} : { fuses: raw.fuses }),
-      ...(raw.history_guard === undefined ? {} : { historyGuard: raw.history_guard }),
-      ...(raw.transcript === undefined ? {} : { transcript: raw.transcript }),
-      ...(raw.mcp === undefined ? {} : { mcp: raw.mcp }),
+      ...defined({
+        runner: raw.runner,
+        fuses: raw.fuses,
+        historyGuard: raw.history_guard,
+        transcript: raw.transcript,
+        mcp: raw.mcp,
+      }),
     };
   });
 }

@@ -1,6 +1,8 @@
 /**
  * The guard sections: `receipts`, `registry`, `runner`, `fuses`, `history_guard`, `transcript`.
  */
+
+import { defined } from '../defined.js';
 import type {
   FusesSettings,
   HistoryGuardSettings,
@@ -11,7 +13,7 @@ import type {
 } from '../types.js';
 import { filePath, names } from './common-nodes.js';
 import { object, record } from './composite-nodes.js';
-import { boolean, make, map, mismatch, type Node, number, oneOf, optional, string } from './nodes.js';
+import { boolean, makeLeaf, map, type Node, number, oneOf, optional, string } from './nodes.js';
 
 /** `receipts`: signed, hash-chained receipts of every terminal outcome and release. */
 export function receiptsNode(): Node<ReceiptsSettings> {
@@ -53,14 +55,11 @@ export function receiptsNode(): Node<ReceiptsSettings> {
 }
 
 function trueOnly(description: string): Node<true> {
-  const expected = '`true`';
-  return make(
-    expected,
+  return makeLeaf(
+    '`true`',
     description,
     () => ({ const: true }),
-    (value, path, issues) => {
-      if (value !== true) issues.push({ path, target: 'value', message: mismatch(expected, value) });
-    },
+    (value) => value === true,
   );
 }
 
@@ -102,10 +101,7 @@ export function runnerNode(): Node<RunnerSettings> {
     },
     { description: 'The LLM-retry tool runner.' },
   );
-  return map(node, (raw) => ({
-    ...(raw.max_llm_retries === undefined ? {} : { maxLlmRetries: raw.max_llm_retries }),
-    ...(raw.max_tool_retries === undefined ? {} : { maxToolRetries: raw.max_tool_retries }),
-  }));
+  return map(node, (raw) => defined({ maxLlmRetries: raw.max_llm_retries, maxToolRetries: raw.max_tool_retries }));
 }
 
 function priceNode(): Node<PriceSettings> {
@@ -119,16 +115,8 @@ function priceNode(): Node<PriceSettings> {
   return map(node, (raw) => ({
     inputPer1k: raw.input_per_1k,
     outputPer1k: raw.output_per_1k,
-    ...(raw.cached_input_per_1k === undefined ? {} : { cachedInputPer1k: raw.cached_input_per_1k }),
-    ...(raw.cache_write_input_per_1k === undefined ? {} : { cacheWriteInputPer1k: raw.cache_write_input_per_1k }),
+    ...defined({ cachedInputPer1k: raw.cached_input_per_1k, cacheWriteInputPer1k: raw.cache_write_input_per_1k }),
   }));
-}
-
-/** `value` without its undefined members, typed with optional keys (for `exactOptionalPropertyTypes`). */
-function defined<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
-    [K in keyof T]?: Exclude<T[K], undefined>;
-  };
 }
 
 /** `fuses`. */

@@ -4,6 +4,7 @@
  * annotations say.
  */
 import type { McpToolPolicy } from '../../boundary/mcp-tool-policy.js';
+import { defined } from '../defined.js';
 import type { McpSettings } from '../types.js';
 import { duration, filePath, names, sideEffectClass } from './common-nodes.js';
 import { list, object, record } from './composite-nodes.js';
@@ -46,16 +47,17 @@ function mcpToolNode(): Node<McpToolPolicy> {
   );
   return map(
     node,
-    (raw): McpToolPolicy => ({
-      ...(raw.side_effect_class === undefined ? {} : { sideEffectClass: raw.side_effect_class }),
-      ...(raw.permissions === undefined ? {} : { permissions: raw.permissions }),
-      ...(raw.schema === undefined ? {} : { schema: raw.schema }),
-      ...(raw.allowed_paths === undefined ? {} : { allowedPaths: raw.allowed_paths }),
-      ...(raw.path_params === undefined ? {} : { pathParams: raw.path_params }),
-      ...(raw.secrets === undefined ? {} : { secrets: raw.secrets }),
-      ...(raw.approval === undefined ? {} : { approval: raw.approval }),
-      ...(raw.cost_usd === undefined ? {} : { costUsd: raw.cost_usd }),
-    }),
+    (raw): McpToolPolicy =>
+      defined({
+        sideEffectClass: raw.side_effect_class,
+        permissions: raw.permissions,
+        schema: raw.schema,
+        allowedPaths: raw.allowed_paths,
+        pathParams: raw.path_params,
+        secrets: raw.secrets,
+        approval: raw.approval,
+        costUsd: raw.cost_usd,
+      }),
   );
 }
 
@@ -111,10 +113,7 @@ export function mcpNode(): Node<McpSettings> {
       retryWindowMs: raw.retry_window ?? DEFAULT_MCP_RETRY_WINDOW_MS,
       pinning: raw.pinning ?? true,
       secrets: raw.secrets ?? 'refuse',
-      budget: {
-        ...(raw.budget?.max_calls === undefined ? {} : { maxCalls: raw.budget.max_calls }),
-        ...(raw.budget?.max_usd === undefined ? {} : { maxUsd: raw.budget.max_usd }),
-      },
+      budget: defined({ maxCalls: raw.budget?.max_calls, maxUsd: raw.budget?.max_usd }),
       tools: raw.tools ?? {},
     }),
   );

@@ -113,6 +113,18 @@ export function make<T>(
   });
 }
 
+/** A node that takes a value whole or refuses it with one `Expected …, got …` issue. */
+export function makeLeaf<T>(
+  expected: string,
+  description: string | undefined,
+  json: () => JsonSchema,
+  accepts: (value: unknown) => boolean,
+): Node<T> {
+  return make(expected, description, json, (value, path, issues) => {
+    if (!accepts(value)) issues.push({ path, target: 'value', message: mismatch(expected, value) });
+  });
+}
+
 /** A mapping (not a list, not null). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -124,16 +136,11 @@ export function string(
 ): Node<string> {
   const { pattern, minLength = 1 } = options;
   const regex = pattern === undefined ? undefined : new RegExp(pattern, 'u');
-  const expected = options.patternText ?? (minLength > 0 ? 'a non-empty string' : 'a string');
-  return make(
-    expected,
+  return makeLeaf(
+    options.patternText ?? (minLength > 0 ? 'a non-empty string' : 'a string'),
     options.description,
     () => ({ type: 'string', ...(minLength > 0 ? { minLength } : {}), ...(pattern === undefined ? {} : { pattern }) }),
-    (value, path, issues) => {
-      if (typeof value !== 'string' || value.length < minLength || (regex !== undefined && !regex.test(value))) {
-        issues.push({ path, target: 'value', message: mismatch(expected, value) });
-      }
-    },
+    (value) => typeof value === 'string' && value.length >= minLength && (regex === undefined || regex.test(value)),
   );
 }
 
@@ -162,14 +169,11 @@ export function oneOf<const V extends string>(
 
 /** Exactly one string, such as `all`. */
 export function literal<const V extends string>(value: V, options: Base = {}): Node<V> {
-  const expected = `\`${value}\``;
-  return make(
-    expected,
+  return makeLeaf(
+    `\`${value}\``,
     options.description,
     () => ({ const: value }),
-    (actual, path, issues) => {
-      if (actual !== value) issues.push({ path, target: 'value', message: mismatch(expected, actual) });
-    },
+    (actual) => actual === value,
   );
 }
 
@@ -190,9 +194,8 @@ export function number(
       ? ''
       : `${minimum === undefined && exclusiveMinimum === undefined ? '' : ' and'} at most ${maximum}`,
   ].join('');
-  const expected = `${integer ? 'an integer' : 'a number'}${bounds}`;
-  return make(
-    expected,
+  return makeLeaf(
+    `${integer ? 'an integer' : 'a number'}${bounds}`,
     options.description,
     () => ({
       type: integer ? 'integer' : 'number',
@@ -200,43 +203,29 @@ export function number(
       ...(exclusiveMinimum === undefined ? {} : { exclusiveMinimum }),
       ...(maximum === undefined ? {} : { maximum }),
     }),
-    (value, path, issues) => {
-      const ok =
-        typeof value === 'number' &&
-        Number.isFinite(value) &&
-        (!integer || Number.isInteger(value)) &&
-        (minimum === undefined || value >= minimum) &&
-        (exclusiveMinimum === undefined || value > exclusiveMinimum) &&
-        (maximum === undefined || value <= maximum);
-      if (!ok) issues.push({ path, target: 'value', message: mismatch(expected, value) });
-    },
+    (value) =>
+      typeof value === 'number' &&
+      Number.isFinite(value) &&
+      (!integer || Number.isInteger(value)) &&
+      (minimum === undefined || value >= minimum) &&
+      (exclusiveMinimum === undefined || value > exclusiveMinimum) &&
+      (maximum === undefined || value <= maximum),
   );
 }
 
 /** `true` or `false`. */
 export function boolean(options: Base = {}): Node<boolean> {
-  const expected = '`true` or `false`';
-  return make(
-    expected,
+  return makeLeaf(
+    '`true` or `false`',
     options.description,
     () => ({ type: 'boolean' }),
-    (value, path, issues) => {
-      if (typeof value !== 'boolean') issues.push({ path, target: 'value', message: mismatch(expected, value) });
-    },
+    (value) => typeof value === 'boolean',
   );
 }
 
 /** Any mapping, kept as it is (a JSON Schema or field spec inside the config). */
 export function mapping(options: Base = {}): Node<Readonly<Record<string, unknown>>> {
-  const expected = 'a mapping';
-  return make(
-    expected,
-    options.description,
-    () => ({ type: 'object' }),
-    (value, path, issues) => {
-      if (!isPlainObject(value)) issues.push({ path, target: 'value', message: mismatch(expected, value) });
-    },
-  );
+  return makeLeaf('a mapping', options.description, () => ({ type: 'object' }), isPlainObject);
 }
 
 /** Mark a node's key as optional. */

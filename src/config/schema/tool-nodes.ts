@@ -2,6 +2,7 @@
  * `tools.<name>` and `tasks.<name>`: the envelope of each tool and task, and the guards around it.
  */
 import { DEFAULT_PROTECT_MAX_ENTRIES } from '../../context/protect.js';
+import { defined } from '../defined.js';
 import type { BoundedSettings, ProtectSettings, TaskSettings, ToolSettings } from '../types.js';
 import {
   argsDrift,
@@ -87,10 +88,12 @@ function boundedNode(): Node<BoundedSettings> {
   );
   return map(node, (raw) => ({
     schema: raw.schema,
-    ...(raw.output_schema === undefined ? {} : { outputSchema: raw.output_schema }),
-    ...(raw.allowed_paths === undefined ? {} : { allowedPaths: raw.allowed_paths }),
-    ...(raw.path_params === undefined ? {} : { pathParams: raw.path_params }),
-    ...(raw.entity_pattern === undefined ? {} : { entityPattern: raw.entity_pattern }),
+    ...defined({
+      outputSchema: raw.output_schema,
+      allowedPaths: raw.allowed_paths,
+      pathParams: raw.path_params,
+      entityPattern: raw.entity_pattern,
+    }),
   }));
 }
 
@@ -106,20 +109,16 @@ type RawEnvelope = {
 };
 
 function envelopeSettings(raw: RawEnvelope): TaskSettings {
-  return {
-    ...(raw.side_effect_class === undefined ? {} : { sideEffectClass: raw.side_effect_class }),
-    ...(raw.retry_permission === undefined ? {} : { retryPermission: raw.retry_permission }),
-    ...(raw.spendability === undefined ? {} : { spendability: raw.spendability }),
-    ...(raw.provider_idempotency_key_param === undefined
-      ? {}
-      : { providerIdempotencyKeyParam: raw.provider_idempotency_key_param }),
-    ...(raw.provider_idempotency_key_ttl === undefined
-      ? {}
-      : { providerIdempotencyKeyTtlMs: raw.provider_idempotency_key_ttl }),
-    ...(raw.bookkeeping_params === undefined ? {} : { bookkeepingParams: raw.bookkeeping_params }),
-    ...(raw.capability === undefined ? {} : { capability: raw.capability }),
-    ...(raw.lease_ttl === undefined ? {} : { leaseTtlMs: raw.lease_ttl }),
-  };
+  return defined({
+    sideEffectClass: raw.side_effect_class,
+    retryPermission: raw.retry_permission,
+    spendability: raw.spendability,
+    providerIdempotencyKeyParam: raw.provider_idempotency_key_param,
+    providerIdempotencyKeyTtlMs: raw.provider_idempotency_key_ttl,
+    bookkeepingParams: raw.bookkeeping_params,
+    capability: raw.capability,
+    leaseTtlMs: raw.lease_ttl,
+  });
 }
 
 /** `tools.<name>`. */
@@ -150,12 +149,14 @@ export function toolNode(): Node<ToolSettings> {
     node,
     (raw): ToolSettings => ({
       ...envelopeSettings(raw),
-      ...(raw.identity === undefined ? {} : { identity: raw.identity }),
-      ...(raw.request_id_param === undefined ? {} : { requestIdParam: raw.request_id_param }),
-      ...(raw.on_args_drift === undefined ? {} : { onArgsDrift: raw.on_args_drift }),
-      ...(raw.permissions === undefined ? {} : { permissions: raw.permissions }),
-      ...(raw.protect === undefined ? {} : { protect: raw.protect }),
-      ...(raw.bounded === undefined ? {} : { bounded: raw.bounded }),
+      ...defined({
+        identity: raw.identity,
+        requestIdParam: raw.request_id_param,
+        onArgsDrift: raw.on_args_drift,
+        permissions: raw.permissions,
+        protect: raw.protect,
+        bounded: raw.bounded,
+      }),
     }),
   );
 }
