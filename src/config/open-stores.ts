@@ -14,6 +14,7 @@ import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { createMemoryStorage } from '../storage/memory.js';
 import type { ReceiptSink } from '../storage/receipt-sink.js';
 import type { SnapshotStorage } from '../storage/snapshot-storage.js';
+import { pickDefined } from './defined.js';
 import type { ConfigEnv } from './parse-config.js';
 import type { NodeIssue } from './schema/nodes.js';
 import type { ReceiptsSettings, RunSnapshotsSettings, StoreSettings, ValueSource } from './types.js';
@@ -68,11 +69,7 @@ export async function openLedgerStorage(
       const { createSqliteStorage } = await import('../storage/sqlite.js');
       return createSqliteStorage(
         { path: store.path },
-        {
-          ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
-          ...(store.synchronous === undefined ? {} : { synchronous: store.synchronous }),
-          ...createSetting(store.create, defaults),
-        },
+        { ...pickDefined(store, ['tablePrefix', 'synchronous']), ...createSetting(store.create, defaults) },
       );
     }
     case 'redis': {
@@ -89,11 +86,7 @@ export async function openLedgerStorage(
       const { createPostgresStorage } = await import('../storage/postgres.js');
       return createPostgresStorage(
         { connectionString: resolveValue(store.dsn, env) },
-        {
-          ...(store.schema === undefined ? {} : { schema: store.schema }),
-          ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
-          ...createSetting(store.create, defaults),
-        },
+        { ...pickDefined(store, ['schema', 'tablePrefix']), ...createSetting(store.create, defaults) },
       );
     }
   }

@@ -1,6 +1,8 @@
 /**
  * The store blocks: `action_ledger`, `task_ledger` and `run_snapshots`.
  */
+
+import { defined } from '../defined.js';
 import type {
   ActionLedgerSettings,
   LedgerCoverage,
@@ -145,27 +147,25 @@ function toStore(raw: RawStore): StoreSettings {
       return {
         kind: 'sqlite',
         path: raw.path,
-        ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
-        ...(raw.synchronous === undefined ? {} : { synchronous: raw.synchronous }),
-        ...(raw.create === undefined ? {} : { create: raw.create }),
+        ...defined({ tablePrefix: raw.table_prefix, synchronous: raw.synchronous, create: raw.create }),
       };
     case 'redis':
       return {
         kind: 'redis',
         url: source(raw.url, raw.url_env),
         ...(raw.cluster === true ? { cluster: true } : {}),
-        ...(raw.wait_for_replicas === undefined ? {} : { waitForReplicas: raw.wait_for_replicas }),
-        ...(raw.prefix === undefined ? {} : { prefix: raw.prefix }),
-        ...(raw.allow_eviction === undefined ? {} : { allowEviction: raw.allow_eviction }),
-        ...(raw.create === undefined ? {} : { create: raw.create }),
+        ...defined({
+          waitForReplicas: raw.wait_for_replicas,
+          prefix: raw.prefix,
+          allowEviction: raw.allow_eviction,
+          create: raw.create,
+        }),
       };
     case 'postgres':
       return {
         kind: 'postgres',
         dsn: source(raw.dsn, raw.dsn_env),
-        ...(raw.schema === undefined ? {} : { schema: raw.schema }),
-        ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
-        ...(raw.create === undefined ? {} : { create: raw.create }),
+        ...defined({ schema: raw.schema, tablePrefix: raw.table_prefix, create: raw.create }),
       };
   }
 }
@@ -230,10 +230,6 @@ export function runSnapshotsNode(): Node<RunSnapshotsSettings> {
     store:
       raw.storage === 'memory'
         ? { kind: 'memory' }
-        : {
-            kind: 'sqlite',
-            path: raw.path,
-            ...(raw.table_prefix === undefined ? {} : { tablePrefix: raw.table_prefix }),
-          },
+        : { kind: 'sqlite', path: raw.path, ...defined({ tablePrefix: raw.table_prefix }) },
   }));
 }
