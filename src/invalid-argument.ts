@@ -130,3 +130,12 @@ export function checkOptions(fn: string, value: unknown, optional = true, argume
     throw new InvalidArgumentError(fn, key === '' ? argument : `${argument}.${key}`, 'cannot be read', { cause });
   }
 }
+
+/**
+ * {@link checkOptions} for a storage driver's `connection` and `settings`. A connection that is not
+ * an object is left to the driver: its own `invalid_option` names what to pass.
+ */
+export function checkDriverArguments(fn: string, connection: unknown, settings: unknown): void {
+  if (typeof connection === 'object' && connection !== null) checkOptions(fn, connection, true, 'connection');
+  checkOptions(fn, settings, true, 'settings');
+}

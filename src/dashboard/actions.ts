@@ -6,18 +6,16 @@
  */
 
 import type { JsonValue } from '../core/json.js';
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { GuardError } from '../errors.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import type { NamedLedger } from './queries.js';
 
+const ACTION_KINDS = ['release_completed', 'release_not_executed', 'mark_dead'] as const;
 /** The actions a form can ask for. */
-export const ActionKind = {
-  release_completed: 'release_completed',
-  release_not_executed: 'release_not_executed',
-  mark_dead: 'mark_dead',
-} as const;
+export const ActionKind: Vocabulary<typeof ACTION_KINDS> = vocabulary(ACTION_KINDS);
 /** The actions a form can ask for. */
-export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];
+export type ActionKind = ValueOf<typeof ActionKind>;
 
 /** A checked action request. */
 export interface ActionRequest {

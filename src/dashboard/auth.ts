@@ -4,12 +4,14 @@
  * DNS rebinding.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { GuardError } from '../errors.js';
 
+const TOKEN_SCOPES = ['read', 'act'] as const;
 /** What a token allows: `read` looks; `act` also releases and marks workers dead. */
-export const TokenScope = { read: 'read', act: 'act' } as const;
+export const TokenScope: Vocabulary<typeof TOKEN_SCOPES> = vocabulary(TOKEN_SCOPES);
 /** What a token allows. */
-export type TokenScope = (typeof TokenScope)[keyof typeof TokenScope];
+export type TokenScope = ValueOf<typeof TokenScope>;
 
 /** One accepted token and its scope. */
 export interface DashboardToken {

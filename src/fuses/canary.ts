@@ -4,21 +4,24 @@
  */
 import { type Clock, systemClock } from '../core/clock.js';
 import { sha256Hex } from '../core/fingerprint.js';
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { InvalidOptionError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
 import { CanaryArmStats, type CanaryArmSummary } from './canary-arm.js';
 
 export type { CanaryArmSummary } from './canary-arm.js';
 
+const CANARY_ARMS = ['canary', 'baseline'] as const;
 /** The two arms of a canary. */
-export const CanaryArm = { canary: 'canary', baseline: 'baseline' } as const;
+export const CanaryArm: Vocabulary<typeof CANARY_ARMS> = vocabulary(CANARY_ARMS);
 /** The two arms of a canary. */
-export type CanaryArm = (typeof CanaryArm)[keyof typeof CanaryArm];
+export type CanaryArm = ValueOf<typeof CanaryArm>;
 
+const CANARY_DECISIONS = ['promote', 'rollback', 'wait'] as const;
 /** What a canary decision says. */
-export const CanaryDecision = { promote: 'promote', rollback: 'rollback', wait: 'wait' } as const;
+export const CanaryDecision: Vocabulary<typeof CANARY_DECISIONS> = vocabulary(CANARY_DECISIONS);
 /** What a canary decision says. */
-export type CanaryDecision = (typeof CanaryDecision)[keyof typeof CanaryDecision];
+export type CanaryDecision = ValueOf<typeof CanaryDecision>;
 
 /** Limits the candidate must stay within. */
 export interface CanaryGates {

@@ -2,24 +2,26 @@
  * The fuse box's event log: one JSON-serialisable event per decision or recorded fact, carrying the
  * facts the decision was made on, so that a replay into fresh fuse state reproduces every verdict.
  */
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import type { BudgetBooking, ModelReservation } from './budget.js';
 import type { ModelCallRequest } from './model-call.js';
 import type { UsageReading } from './usage.js';
 import type { FuseVerdict } from './verdict.js';
 
+const FUSE_EVENT_TYPES = [
+  'tool_call',
+  'tool_result',
+  'turn',
+  'model_call',
+  'model_usage',
+  'release',
+  'reset',
+  'end',
+] as const;
 /** Kinds of fuse-box events. */
-export const FuseEventType = {
-  tool_call: 'tool_call',
-  tool_result: 'tool_result',
-  turn: 'turn',
-  model_call: 'model_call',
-  model_usage: 'model_usage',
-  release: 'release',
-  reset: 'reset',
-  end: 'end',
-} as const;
+export const FuseEventType: Vocabulary<typeof FUSE_EVENT_TYPES> = vocabulary(FUSE_EVENT_TYPES);
 /** Kinds of fuse-box events. */
-export type FuseEventType = (typeof FuseEventType)[keyof typeof FuseEventType];
+export type FuseEventType = ValueOf<typeof FuseEventType>;
 
 /** A tool call as logged: canonical arguments, or why they have none. */
 export interface ToolCallRecord {

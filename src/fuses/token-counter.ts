@@ -11,15 +11,17 @@
  * pay it there.
  */
 import { type GptEncoding, loadGptEncoding } from '../core/gpt-tokenizer.js';
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { stringArgument } from '../invalid-argument.js';
 
 /** Counts the tokens of `text` as `model` would. Must return a finite, non-negative number. */
 export type TokenCounter = (text: string, model: string) => number;
 
+const OPENAI_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
 /** The BPE encodings the default counter uses. */
-export const OpenAiEncoding = { o200k_base: 'o200k_base', cl100k_base: 'cl100k_base' } as const;
+export const OpenAiEncoding: Vocabulary<typeof OPENAI_ENCODINGS> = vocabulary(OPENAI_ENCODINGS);
 /** The BPE encodings the default counter uses. */
-export type OpenAiEncoding = (typeof OpenAiEncoding)[keyof typeof OpenAiEncoding];
+export type OpenAiEncoding = ValueOf<typeof OpenAiEncoding>;
 
 // Text such as `<|endoftext|>` in a message is counted as plain text rather than rejected.
 const PLAIN_TEXT = Object.freeze({ disallowedSpecial: new Set<string>() });

@@ -4,24 +4,20 @@
  * `inputTokens` with `inputTokenDetails`, and the provider-level v3 spec's nested
  * `inputTokens: { total, noCache, cacheRead, cacheWrite }`).
  */
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { errorMessage } from './verdict.js';
 
+const USAGE_STATUSES = ['ok', 'missing', 'invalid'] as const;
 /** Whether a usage object could be read. */
-export const UsageStatus = { ok: 'ok', missing: 'missing', invalid: 'invalid' } as const;
+export const UsageStatus: Vocabulary<typeof USAGE_STATUSES> = vocabulary(USAGE_STATUSES);
 /** Whether a usage object could be read. */
-export type UsageStatus = (typeof UsageStatus)[keyof typeof UsageStatus];
+export type UsageStatus = ValueOf<typeof UsageStatus>;
 
+const USAGE_FORMATS = ['openai_chat', 'openai_responses', 'anthropic', 'ai_sdk', 'ai_sdk_nested', 'ai_sdk_v4'] as const;
 /** The shape a usage object was read as. */
-export const UsageFormat = {
-  openai_chat: 'openai_chat',
-  openai_responses: 'openai_responses',
-  anthropic: 'anthropic',
-  ai_sdk: 'ai_sdk',
-  ai_sdk_nested: 'ai_sdk_nested',
-  ai_sdk_v4: 'ai_sdk_v4',
-} as const;
+export const UsageFormat: Vocabulary<typeof USAGE_FORMATS> = vocabulary(USAGE_FORMATS);
 /** The shape a usage object was read as. */
-export type UsageFormat = (typeof UsageFormat)[keyof typeof UsageFormat];
+export type UsageFormat = ValueOf<typeof UsageFormat>;
 
 /** Token counts of one call, normalised. Reasoning tokens are part of `outputTokens`. */
 export interface UsageCounts {

@@ -2,40 +2,36 @@
  * Fuse verdicts: every fuse answers with a plain, JSON-serialisable verdict and never throws.
  */
 import type { JsonValue } from '../core/json.js';
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 
+const FUSE_NAMES = ['permission', 'loop', 'budget', 'judge', 'canary', 'box'] as const;
 /** Names of the built-in fuses; a verdict's `fuse` may also carry a custom fuse's name. */
-export const FuseName = {
-  permission: 'permission',
-  loop: 'loop',
-  budget: 'budget',
-  judge: 'judge',
-  canary: 'canary',
-  box: 'box',
-} as const;
+export const FuseName: Vocabulary<typeof FUSE_NAMES> = vocabulary(FUSE_NAMES);
 /** Names of the built-in fuses. */
-export type FuseName = (typeof FuseName)[keyof typeof FuseName];
+export type FuseName = ValueOf<typeof FuseName>;
 
+const FUSE_CODES = [
+  'unknown_tool',
+  'permission_denied',
+  'loop_repeat',
+  'loop_cycle',
+  'budget_usd_exceeded',
+  'budget_tokens_exceeded',
+  'budget_price_missing',
+  'budget_invalid_request',
+  'budget_invalid_usage',
+  'budget_usage_missing',
+  'judge_hard_check_failed',
+  'judge_below_threshold',
+  'judge_invalid_score',
+  'invalid_call',
+  'run_stopped',
+  'fuse_internal_error',
+] as const;
 /** Stable codes of refusals; adapters and dashboards switch on these. */
-export const FuseCode = {
-  unknown_tool: 'unknown_tool',
-  permission_denied: 'permission_denied',
-  loop_repeat: 'loop_repeat',
-  loop_cycle: 'loop_cycle',
-  budget_usd_exceeded: 'budget_usd_exceeded',
-  budget_tokens_exceeded: 'budget_tokens_exceeded',
-  budget_price_missing: 'budget_price_missing',
-  budget_invalid_request: 'budget_invalid_request',
-  budget_invalid_usage: 'budget_invalid_usage',
-  budget_usage_missing: 'budget_usage_missing',
-  judge_hard_check_failed: 'judge_hard_check_failed',
-  judge_below_threshold: 'judge_below_threshold',
-  judge_invalid_score: 'judge_invalid_score',
-  invalid_call: 'invalid_call',
-  run_stopped: 'run_stopped',
-  fuse_internal_error: 'fuse_internal_error',
-} as const;
+export const FuseCode: Vocabulary<typeof FUSE_CODES> = vocabulary(FUSE_CODES);
 /** Stable codes of refusals. */
-export type FuseCode = (typeof FuseCode)[keyof typeof FuseCode];
+export type FuseCode = ValueOf<typeof FuseCode>;
 
 /** JSON facts a fuse gives for its decision. */
 export type FuseEvidence = { readonly [key: string]: JsonValue };

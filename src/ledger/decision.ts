@@ -6,6 +6,7 @@
  * attempt it authorised: the body of an attempt runs only after both are durable.
  */
 import { fingerprint } from '../core/fingerprint.js';
+import type { ValueOf } from '../core/vocabulary.js';
 import { arrayArgument, recordArgument } from '../invalid-argument.js';
 import {
   CheckVerdict,
@@ -34,7 +35,7 @@ export const EffectState = {
   UNKNOWN: 'UNKNOWN',
 } as const;
 /** Where a record's effect is in the protocol. */
-export type EffectState = (typeof EffectState)[keyof typeof EffectState];
+export type EffectState = ValueOf<typeof EffectState>;
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;

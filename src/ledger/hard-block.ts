@@ -15,7 +15,7 @@ import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { type GateDecision, isExpired } from './resolve-gate.js';
-import { readStoredResult, toStoredResult, withoutResult } from './stored-result.js';
+import { completedWith, readStoredResult } from './stored-result.js';
 import type { ReconcileVerdict } from './types.js';
 
 /** The next step after a hard block. */
@@ -101,20 +101,12 @@ export async function resolveHardBlock(
   }
   const verdict = await askReconciler(ctx, call, existing, ref);
   if (verdict.status === 'COMPLETED') {
-    const stored = toStoredResult(verdict.result);
     const at = ctx.clock.now();
     const next: TransitionRecord = {
-      ...withoutResult(existing),
-      ...(stored.result === undefined ? {} : { result: stored.result }),
-      outcome: 'COMPLETED',
-      boundary: 'crossed',
-      error: stored.error,
-      owner: null,
-      leaseUntil: null,
+      ...completedWith(existing, verdict.result, at),
       version: existing.version + 1,
       receiptRef: receiptRefFor(ctx, 'outcome', existing.version + 1),
       updatedAt: at,
-      completedAt: at,
     };
     if (await tryTakeover(ctx, existing, next)) {
       await afterRecorded(ctx, next);

@@ -18,7 +18,7 @@ import type { ExecutorContext } from './executor-context.js';
 import { requireDeathEvidence } from './mark-worker-dead.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { isExpired } from './resolve-gate.js';
-import { toStoredResult, withoutResult } from './stored-result.js';
+import { completedWith } from './stored-result.js';
 import { watchTransition } from './transition-watch.js';
 import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
 import { requiresDeathSignal } from './worker-death.js';
@@ -90,19 +90,7 @@ export async function releaseTransition(
     receiptRef: receiptRefFor(ctx, 'release', current.version + 1),
     updatedAt: now,
   };
-  if (input.verified === 'completed') {
-    const stored = toStoredResult(input.result);
-    next = {
-      ...withoutResult(next),
-      ...(stored.result === undefined ? {} : { result: stored.result }),
-      outcome: 'COMPLETED',
-      boundary: 'crossed',
-      error: stored.error,
-      owner: null,
-      leaseUntil: null,
-      completedAt: now,
-    };
-  }
+  if (input.verified === 'completed') next = completedWith(next, input.result, now);
   if (!(await replaceRecord(ctx, 'operator', current, next))) {
     throw new LedgerReleaseRefusedError(key, 'the transition changed while releasing; read it and try again', current);
   }

@@ -75,15 +75,12 @@ function decide(gate: Gate, reason: string): GateDecision {
 }
 
 /**
- * Gate for side-effecting classes (everything but `read`).
+ * Gate for side-effecting classes (everything but `read`), of a complete record.
  *
  * @example
  * resolveSideEffectGate(record, { providerIdempotencyKey: null, providerKeyParamDeclared: false }, Date.now());
  */
 function sideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
-  const incomplete = findIncompleteField(record);
-  if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
-
   switch (record.outcome) {
     case 'COMPLETED':
       return decide('RETURN', 'completed: the stored result is returned, never re-spent');
@@ -153,10 +150,8 @@ function resolveFailedBeforeEffect(record: TransitionRecord, attempt: GateAttemp
   }
 }
 
-/** Gate for the `read` class: reads may retry; only UNKNOWN and BLOCKED ask for a decision. */
+/** Gate for the `read` class, of a complete record: reads may retry; only UNKNOWN and BLOCKED ask for a decision. */
 function readGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
-  const incomplete = findIncompleteField(record);
-  if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
   switch (record.outcome) {
     case 'COMPLETED':
       return decide('RETURN', 'completed read');
@@ -174,14 +169,37 @@ function readGate(record: TransitionRecord, attempt: GateAttempt, now: number): 
   }
 }
 
+type GateTable = (record: TransitionRecord, attempt: GateAttempt, now: number) => GateDecision;
+
+/** The gate of a record's class. */
+function classGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
+  return record.sideEffectClass === 'read' ? readGate(record, attempt, now) : sideEffectGate(record, attempt, now);
+}
+
+/**
+ * `table`'s gate for checked arguments: REPAIR for an incomplete record, whatever its class; a record
+ * that cannot be read is refused by the name of `fn`.
+ */
+function resolveBy(
+  fn: string,
+  table: GateTable,
+  record: TransitionRecord,
+  attempt: GateAttempt,
+  now: number,
+): GateDecision {
+  checkGateArguments(fn, record, attempt, now);
+  try {
+    const incomplete = findIncompleteField(record);
+    if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
+    return table(record, attempt, now);
+  } catch (cause) {
+    return unreadableArgument(fn, 'record', cause);
+  }
+}
+
 /** The resolver for a record's class. */
 export function resolveGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
-  checkGateArguments('resolveGate', record, attempt, now);
-  try {
-    return record.sideEffectClass === 'read' ? readGate(record, attempt, now) : sideEffectGate(record, attempt, now);
-  } catch (cause) {
-    return unreadableArgument('resolveGate', 'record', cause);
-  }
+  return resolveBy('resolveGate', classGate, record, attempt, now);
 }
 
 /** The arguments every resolver takes, refused by name when they are not a record, an attempt and a time. */
@@ -196,20 +214,10 @@ function checkGateArguments(fn: string, record: unknown, attempt: unknown, now: 
 
 /** Gate for the `read` class: reads may retry; only UNKNOWN and BLOCKED ask for a decision. */
 export function resolveReadGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
-  checkGateArguments('resolveReadGate', record, attempt, now);
-  try {
-    return readGate(record, attempt, now);
-  } catch (cause) {
-    return unreadableArgument('resolveReadGate', 'record', cause);
-  }
+  return resolveBy('resolveReadGate', readGate, record, attempt, now);
 }
 
 /** Gate for every class but `read` (see {@link resolveGate}). */
 export function resolveSideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
-  checkGateArguments('resolveSideEffectGate', record, attempt, now);
-  try {
-    return sideEffectGate(record, attempt, now);
-  } catch (cause) {
-    return unreadableArgument('resolveSideEffectGate', 'record', cause);
-  }
+  return resolveBy('resolveSideEffectGate', sideEffectGate, record, attempt, now);
 }

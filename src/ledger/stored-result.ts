@@ -52,3 +52,21 @@ export function withoutResult(record: TransitionRecord): TransitionRecord {
   const { result: _dropped, ...rest } = record;
   return rest;
 }
+
+/**
+ * `record` completed with `value` by someone other than its owner (a reconciler's verdict, an
+ * operator's release): the effect crossed, the result stored, no owner and no lease left.
+ */
+export function completedWith(record: TransitionRecord, value: unknown, at: number): TransitionRecord {
+  const stored = toStoredResult(value);
+  return {
+    ...withoutResult(record),
+    ...(stored.result === undefined ? {} : { result: stored.result }),
+    outcome: 'COMPLETED',
+    boundary: 'crossed',
+    error: stored.error,
+    owner: null,
+    leaseUntil: null,
+    completedAt: at,
+  };
+}

@@ -12,6 +12,7 @@
  * ¹ needs a reconciler or a provider idempotency-key parameter; ² needs a reconciler. A declaration
  * may always tighten (towards `blind`), never loosen past what the class and its mechanisms allow.
  */
+import { isTermOf, type ValueOf } from '../core/vocabulary.js';
 import { ToolCapabilityDeclarationError } from '../errors.js';
 import { recordArgument } from '../invalid-argument.js';
 import type { SideEffectClass } from '../storage/envelope.js';
@@ -26,7 +27,7 @@ export const ToolCapability = {
   blind: 'blind',
 } as const;
 /** How the outcome of an unfinished call can be established. */
-export type ToolCapability = (typeof ToolCapability)[keyof typeof ToolCapability];
+export type ToolCapability = ValueOf<typeof ToolCapability>;
 
 /** The probes a tool has: its own or the ledger's reconciler, a provider idempotency-key parameter. */
 export interface CapabilityMechanisms {
@@ -38,7 +39,7 @@ const RANK: Readonly<Record<ToolCapability, number>> = { idempotent: 0, queryabl
 
 /** True for a known capability name. */
 export function isToolCapability(value: unknown): value is ToolCapability {
-  return typeof value === 'string' && Object.hasOwn(ToolCapability, value);
+  return isTermOf(ToolCapability, value);
 }
 
 function canQuery(sideEffectClass: SideEffectClass, mechanisms: CapabilityMechanisms): boolean {

@@ -3,13 +3,13 @@
  * of its attempt run, as the stores keep it. What a decision means for the effect is ledger policy
  * (`ledger/decision.ts`).
  */
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
+
+const CHECK_VERDICTS = ['allow', 'deny'] as const;
 /** What one check said about a call. */
-export const CheckVerdict = {
-  allow: 'allow',
-  deny: 'deny',
-} as const;
+export const CheckVerdict: Vocabulary<typeof CHECK_VERDICTS> = vocabulary(CHECK_VERDICTS);
 /** What one check said about a call. */
-export type CheckVerdict = (typeof CheckVerdict)[keyof typeof CheckVerdict];
+export type CheckVerdict = ValueOf<typeof CheckVerdict>;
 
 /** One check's verdict, as recorded: a name, allow or deny, and a short reason (never arguments). */
 export interface DecisionVerdict {

@@ -1,17 +1,20 @@
 /**
  * The ledger's vocabulary: side-effect classes, their retry and spend defaults, boundaries,
- * outcomes and gates. Status sets are `as const` objects with derived union types.
+ * outcomes and gates. Status sets are vocabularies: frozen objects of names with derived union types.
  */
+import { isTermOf, type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
+
+const SIDE_EFFECT_CLASSES = [
+  'read',
+  'idempotent_mutate',
+  'keyed_mutate',
+  'non_idempotent_mutate',
+  'irreversible',
+] as const;
 /** How a tool touches the world. */
-export const SideEffectClass = {
-  read: 'read',
-  idempotent_mutate: 'idempotent_mutate',
-  keyed_mutate: 'keyed_mutate',
-  non_idempotent_mutate: 'non_idempotent_mutate',
-  irreversible: 'irreversible',
-} as const;
+export const SideEffectClass: Vocabulary<typeof SIDE_EFFECT_CLASSES> = vocabulary(SIDE_EFFECT_CLASSES);
 /** How a tool touches the world. */
-export type SideEffectClass = (typeof SideEffectClass)[keyof typeof SideEffectClass];
+export type SideEffectClass = ValueOf<typeof SideEffectClass>;
 
 /**
  * Names accepted in configuration for a {@link SideEffectClass}. `payment` is a payment that
@@ -28,58 +31,47 @@ export const SIDE_EFFECT_CLASS_ALIASES: Readonly<Record<string, SideEffectClass>
   onchain_action: 'irreversible',
 });
 
+const RETRY_PERMISSIONS = [
+  'safe_retry',
+  'retry_only_with_same_provider_idempotency_key',
+  'manual_reconciliation_required',
+  'never_retry_automatically',
+] as const;
 /** When a failed or abandoned attempt may run again automatically. */
-export const RetryPermission = {
-  safe_retry: 'safe_retry',
-  retry_only_with_same_provider_idempotency_key: 'retry_only_with_same_provider_idempotency_key',
-  manual_reconciliation_required: 'manual_reconciliation_required',
-  never_retry_automatically: 'never_retry_automatically',
-} as const;
+export const RetryPermission: Vocabulary<typeof RETRY_PERMISSIONS> = vocabulary(RETRY_PERMISSIONS);
 /** When a failed or abandoned attempt may run again automatically. */
-export type RetryPermission = (typeof RetryPermission)[keyof typeof RetryPermission];
+export type RetryPermission = ValueOf<typeof RetryPermission>;
 
+const SPENDABILITIES = ['multi_use', 'single_use', 'non_replayable'] as const;
 /** How many times one transition's effect may be spent. */
-export const Spendability = {
-  multi_use: 'multi_use',
-  single_use: 'single_use',
-  non_replayable: 'non_replayable',
-} as const;
+export const Spendability: Vocabulary<typeof SPENDABILITIES> = vocabulary(SPENDABILITIES);
 /** How many times one transition's effect may be spent. */
-export type Spendability = (typeof Spendability)[keyof typeof Spendability];
+export type Spendability = ValueOf<typeof Spendability>;
 
+const BOUNDARIES = ['not_crossed', 'maybe_crossed', 'crossed'] as const;
 /** Whether the external effect may have happened; moves only forward. */
-export const Boundary = {
-  not_crossed: 'not_crossed',
-  maybe_crossed: 'maybe_crossed',
-  crossed: 'crossed',
-} as const;
+export const Boundary: Vocabulary<typeof BOUNDARIES> = vocabulary(BOUNDARIES);
 /** Whether the external effect may have happened; moves only forward. */
-export type Boundary = (typeof Boundary)[keyof typeof Boundary];
+export type Boundary = ValueOf<typeof Boundary>;
 
+const OUTCOMES = [
+  'IN_FLIGHT',
+  'COMPLETED',
+  'FAILED_BEFORE_EFFECT',
+  'FAILED_AFTER_EFFECT',
+  'UNKNOWN',
+  'BLOCKED',
+] as const;
 /** Stored outcome of a transition. `EXPIRED` is derived, never stored. */
-export const Outcome = {
-  IN_FLIGHT: 'IN_FLIGHT',
-  COMPLETED: 'COMPLETED',
-  FAILED_BEFORE_EFFECT: 'FAILED_BEFORE_EFFECT',
-  FAILED_AFTER_EFFECT: 'FAILED_AFTER_EFFECT',
-  UNKNOWN: 'UNKNOWN',
-  BLOCKED: 'BLOCKED',
-} as const;
+export const Outcome: Vocabulary<typeof OUTCOMES> = vocabulary(OUTCOMES);
 /** Stored outcome of a transition. */
-export type Outcome = (typeof Outcome)[keyof typeof Outcome];
+export type Outcome = ValueOf<typeof Outcome>;
 
+const GATES = ['ALLOW', 'RETURN', 'POLL', 'RECLAIM', 'SOFT_BLOCK', 'HARD_BLOCK', 'REPAIR'] as const;
 /** What the ledger does with a call that meets an existing record. */
-export const Gate = {
-  ALLOW: 'ALLOW',
-  RETURN: 'RETURN',
-  POLL: 'POLL',
-  RECLAIM: 'RECLAIM',
-  SOFT_BLOCK: 'SOFT_BLOCK',
-  HARD_BLOCK: 'HARD_BLOCK',
-  REPAIR: 'REPAIR',
-} as const;
+export const Gate: Vocabulary<typeof GATES> = vocabulary(GATES);
 /** What the ledger does with a call that meets an existing record. */
-export type Gate = (typeof Gate)[keyof typeof Gate];
+export type Gate = ValueOf<typeof Gate>;
 
 /** Defaults of one side-effect class. */
 export interface ClassDefaults {
@@ -103,27 +95,23 @@ export function advanceBoundary(current: Boundary, next: Boundary): Boundary {
   return BOUNDARY_RANK[next] > BOUNDARY_RANK[current] ? next : current;
 }
 
-function isMember<T extends string>(set: Readonly<Record<string, T>>, value: unknown): value is T {
-  return typeof value === 'string' && Object.hasOwn(set, value) && set[value] === value;
-}
-
 /** True for a known side-effect class name (aliases excluded). */
 export function isSideEffectClass(value: unknown): value is SideEffectClass {
-  return isMember(SideEffectClass, value);
+  return isTermOf(SideEffectClass, value);
 }
 /** True for a known outcome. */
 export function isOutcome(value: unknown): value is Outcome {
-  return isMember(Outcome, value);
+  return isTermOf(Outcome, value);
 }
 /** True for a known boundary. */
 export function isBoundary(value: unknown): value is Boundary {
-  return isMember(Boundary, value);
+  return isTermOf(Boundary, value);
 }
 /** True for a known retry permission. */
 export function isRetryPermission(value: unknown): value is RetryPermission {
-  return isMember(RetryPermission, value);
+  return isTermOf(RetryPermission, value);
 }
 /** True for a known spendability. */
 export function isSpendability(value: unknown): value is Spendability {
-  return isMember(Spendability, value);
+  return isTermOf(Spendability, value);
 }

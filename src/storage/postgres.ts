@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
-import { checkOptions } from '../invalid-argument.js';
+import { checkDriverArguments } from '../invalid-argument.js';
 import type {
   CreateResult,
   LedgerIdentity,
@@ -87,10 +87,7 @@ export function createPostgresStorage(
   connection: PostgresConnectionOptions,
   settings: PostgresStorageSettings = {},
 ): PostgresStorage {
-  // A connection that is not an object is the driver's own `invalid_option`, naming what to pass.
-  if (typeof connection === 'object' && connection !== null)
-    checkOptions('createPostgresStorage', connection, true, 'connection');
-  checkOptions('createPostgresStorage', settings, true, 'settings');
+  checkDriverArguments('createPostgresStorage', connection, settings);
   const schema = settings.schema ?? 'public';
   const tablePrefix = settings.tablePrefix ?? 'hyphae_';
   const names = tableNames(schema, tablePrefix);

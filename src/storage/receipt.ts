@@ -6,11 +6,21 @@
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint } from '../core/fingerprint.js';
+import { isTermOf, type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { checkOptions, unreadableArgument } from '../invalid-argument.js';
 
 /** The `schema` of every receipt this version writes; part of the signed payload. */
 export const RECEIPT_SCHEMA = 'hyphae.receipt/v1' as const;
 
+const RECEIPT_OUTCOMES = [
+  'COMPLETED',
+  'FAILED_BEFORE_EFFECT',
+  'FAILED_AFTER_EFFECT',
+  'UNKNOWN',
+  'BLOCKED',
+  'NOT_EXECUTED',
+  'EXPIRED',
+] as const;
 /**
  * What a receipt attests.
  *
@@ -18,27 +28,15 @@ export const RECEIPT_SCHEMA = 'hyphae.receipt/v1' as const;
  * terminal write; `BLOCKED` for a call the ledger refused; the release verdict (`COMPLETED` or
  * `NOT_EXECUTED`) for an operator release; `EXPIRED` for a worker marked dead.
  */
-export const ReceiptOutcome = {
-  COMPLETED: 'COMPLETED',
-  FAILED_BEFORE_EFFECT: 'FAILED_BEFORE_EFFECT',
-  FAILED_AFTER_EFFECT: 'FAILED_AFTER_EFFECT',
-  UNKNOWN: 'UNKNOWN',
-  BLOCKED: 'BLOCKED',
-  NOT_EXECUTED: 'NOT_EXECUTED',
-  EXPIRED: 'EXPIRED',
-} as const;
+export const ReceiptOutcome: Vocabulary<typeof RECEIPT_OUTCOMES> = vocabulary(RECEIPT_OUTCOMES);
 /** What a receipt attests. */
-export type ReceiptOutcome = (typeof ReceiptOutcome)[keyof typeof ReceiptOutcome];
+export type ReceiptOutcome = ValueOf<typeof ReceiptOutcome>;
 
+const RECEIPT_ACTION_KINDS = ['tool', 'task', 'release', 'mark_worker_dead'] as const;
 /** Who acted: a tool or task run by the ledger, or an operator action. */
-export const ReceiptActionKind = {
-  tool: 'tool',
-  task: 'task',
-  release: 'release',
-  mark_worker_dead: 'mark_worker_dead',
-} as const;
+export const ReceiptActionKind: Vocabulary<typeof RECEIPT_ACTION_KINDS> = vocabulary(RECEIPT_ACTION_KINDS);
 /** Who acted. */
-export type ReceiptActionKind = (typeof ReceiptActionKind)[keyof typeof ReceiptActionKind];
+export type ReceiptActionKind = ValueOf<typeof ReceiptActionKind>;
 
 /** The error a receipt records (never a stack). */
 export interface ReceiptError {
@@ -136,8 +134,6 @@ export function headOf(receipt: Receipt | null): ChainHead {
   }
 }
 
-const OUTCOMES = new Set<string>(Object.values(ReceiptOutcome));
-const ACTION_KINDS = new Set<string>(Object.values(ReceiptActionKind));
 const HEX64 = /^[0-9a-f]{64}$/;
 
 const isString = (value: unknown): value is string => typeof value === 'string';
@@ -184,9 +180,8 @@ export function receiptShapeProblem(value: unknown): string | null {
     ] as const) {
       if (!isString(r[field]) || r[field] === '') return `\`${field}\` is not a non-empty string`;
     }
-    if (!isString(r.actionKind) || !ACTION_KINDS.has(r.actionKind))
-      return `unknown \`actionKind\` \`${String(r.actionKind)}\``;
-    if (!isString(r.outcome) || !OUTCOMES.has(r.outcome)) return `unknown \`outcome\` \`${String(r.outcome)}\``;
+    if (!isTermOf(ReceiptActionKind, r.actionKind)) return `unknown \`actionKind\` \`${String(r.actionKind)}\``;
+    if (!isTermOf(ReceiptOutcome, r.outcome)) return `unknown \`outcome\` \`${String(r.outcome)}\``;
     if (!isHashOrNull(r.outputsHash)) return '`outputsHash` is not a SHA-256 hex digest or null';
     if (!isString(r.timestamp) || Number.isNaN(Date.parse(r.timestamp))) return '`timestamp` is not an ISO 8601 time';
     if (r.decisionHash !== undefined && !(isString(r.decisionHash) && HEX64.test(r.decisionHash)))

@@ -4,7 +4,7 @@
  * @module
  */
 import { LedgerMissingError } from '../errors.js';
-import { checkOptions } from '../invalid-argument.js';
+import { checkDriverArguments } from '../invalid-argument.js';
 import type {
   CreateResult,
   LedgerIdentity,
@@ -117,10 +117,7 @@ export function createRedisStorage(
   connection: RedisConnectionOptions,
   settings: RedisStorageSettings = {},
 ): RedisStorage {
-  // A connection that is not an object is the driver's own `invalid_option`, naming what to pass.
-  if (typeof connection === 'object' && connection !== null)
-    checkOptions('createRedisStorage', connection, true, 'connection');
-  checkOptions('createRedisStorage', settings, true, 'settings');
+  checkDriverArguments('createRedisStorage', connection, settings);
   const prefix = settings.prefix ?? 'hyphae:';
   const { source, cluster } = connectionOf(connection);
   const waitForReplicas = waitForReplicasOf(settings.waitForReplicas);

@@ -2,6 +2,7 @@
  * Run snapshot records and the small append-only store interface every snapshot driver implements.
  */
 
+import type { ValueOf } from '../core/vocabulary.js';
 import { GuardError, type GuardErrorOptions } from '../errors.js';
 
 /** How a run stands in a snapshot. */
@@ -17,7 +18,7 @@ export const RunStatus = {
 } as const;
 
 /** A run status. */
-export type RunStatus = (typeof RunStatus)[keyof typeof RunStatus];
+export type RunStatus = ValueOf<typeof RunStatus>;
 
 /** The state of a run: a JSON object built from the run's `record` patches. */
 export type RunState = Readonly<Record<string, unknown>>;

@@ -3,7 +3,6 @@
  * next to the ledger's tables (same file, same prefix, same `meta` table, its own version row).
  */
 import { GuardError, InvalidOptionError } from '../errors.js';
-import { checkOptions } from '../invalid-argument.js';
 import {
   type RunSnapshot,
   RunStatus,
@@ -11,13 +10,12 @@ import {
   type SnapshotStorage,
   SnapshotStorageError,
 } from './snapshot-storage.js';
-import { configureSqlite } from './sqlite/open-connection.js';
 import { metaTableSql } from './sqlite/open-file.js';
 import { sqliteTables } from './sqlite/schema.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite/sqlite-database.js';
 import { sqliteErrorCode } from './sqlite/sqlite-error-code.js';
 import type { SqliteHandle } from './sqlite/sqlite-handle.js';
-import { checkSqliteSource, openSqliteSource, sqliteSourceOf } from './sqlite/sqlite-source.js';
+import { checkSqliteArguments, sqliteSourceOf, sqliteStoreConnection } from './sqlite/sqlite-source.js';
 
 /** The schema version of the snapshot table this code writes and reads. */
 export const SQLITE_SNAPSHOT_SCHEMA_VERSION = 1;
@@ -132,8 +130,7 @@ export function createSqliteSnapshotStorage(
   options: SqliteSnapshotStorageOptions,
   settings: SqliteSnapshotStorageSettings = {},
 ): SqliteSnapshotStorage {
-  checkSqliteSource('createSqliteSnapshotStorage', options);
-  checkOptions('createSqliteSnapshotStorage', settings, true, 'settings');
+  checkSqliteArguments('createSqliteSnapshotStorage', options, settings);
   const tables = sqliteTables(settings.tablePrefix ?? 'hyphae_');
   const table = `${settings.tablePrefix ?? 'hyphae_'}run_snapshots`;
   const { synchronous = 'FULL', busyTimeoutMs = 5000 } = settings;
@@ -146,32 +143,24 @@ export function createSqliteSnapshotStorage(
   const source = sqliteSourceOf(options);
   const { file } = source;
   const location = file ?? (source.adopted?.file || 'sqlite database');
-  let connecting: Promise<{ db: SqliteHandle; statements: Statements }> | null = null;
-  let closed = false;
-
-  async function open(): Promise<{ db: SqliteHandle; statements: Statements }> {
-    let db: SqliteHandle;
-    try {
-      db = await openSqliteSource(source, { busyTimeoutMs, metaTable: tables.meta, location });
-    } catch (error) {
-      throw fail('open', error);
-    }
-    try {
-      configureSqlite(db, { busyTimeoutMs, synchronous, wal: source.wal });
+  const t = `"${table}"`;
+  const connection = sqliteStoreConnection(source, {
+    busyTimeoutMs,
+    synchronous,
+    metaTable: tables.meta,
+    location,
+    prepare(db): Statements {
       ensureSchema(db, tables.meta, table, location);
-      const t = `"${table}"`;
-      const statements: Statements = {
+      return {
         nextSeq: db.prepare(`SELECT COALESCE(MAX(seq) + 1, 0) AS seq FROM ${t} WHERE run_id = ?`),
         insert: db.prepare(`INSERT INTO ${t} (run_id, seq, status, at, doc) VALUES (?, ?, ?, ?, ?)`),
         latest: db.prepare(`SELECT * FROM ${t} WHERE run_id = ? ORDER BY seq DESC LIMIT 1`),
         history: db.prepare(`SELECT * FROM ${t} WHERE run_id = ? ORDER BY seq ASC`),
       };
-      return { db, statements };
-    } catch (error) {
-      if (file !== undefined) db.close();
-      throw fail('open', error);
-    }
-  }
+    },
+    mapError: (error) => fail('open', error),
+  });
+  let closed = false;
 
   async function use<T>(
     operation: string,
@@ -184,16 +173,7 @@ export function createSqliteSnapshotStorage(
         `SQLite snapshot storage \`${location}\` is closed`,
         runId === undefined ? {} : { runId },
       );
-    connecting ??= open().catch((error: unknown) => {
-      connecting = null;
-      throw error;
-    });
-    const { db, statements } = await connecting;
-    try {
-      return body(db, statements);
-    } catch (error) {
-      throw fail(operation, error, runId);
-    }
+    return connection.run(body, (error) => fail(operation, error, runId));
   }
 
   return {
@@ -225,10 +205,7 @@ export function createSqliteSnapshotStorage(
     async close() {
       if (closed) return;
       closed = true;
-      const pending = connecting;
-      connecting = null;
-      const connection = pending === null ? null : await pending.catch(() => null);
-      if (connection !== null && file !== undefined) connection.db.close();
+      await connection.close();
     },
   };
 }

@@ -5,7 +5,6 @@
  */
 import { resolve } from 'node:path';
 import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
-import { checkOptions } from '../invalid-argument.js';
 import { fileOutlivesProcess } from './durability.js';
 import type { CreateResult, LedgerIdentity, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
 import { createdResult, decodeCursor, encodeCursor, encodeRecord, listLimit } from './record-codec.js';
@@ -15,7 +14,7 @@ import { isTransientFile, openSqliteConnection, type SqliteConnection } from './
 import { readLedgerCreatedAt, readLedgerId, sqliteTables } from './sqlite/schema.js';
 import type { AnySqliteDatabase, SqliteDriverName } from './sqlite/sqlite-database.js';
 import { checkDriverName } from './sqlite/sqlite-driver.js';
-import { checkSqliteSource } from './sqlite/sqlite-source.js';
+import { checkSqliteArguments } from './sqlite/sqlite-source.js';
 import { decodeLookup, decodeTransitionRow, listWhere, updateParams } from './sqlite/transition-rows.js';
 
 export {
@@ -139,8 +138,7 @@ export function createSqliteStorage(
   options: SqliteStorageOptions,
   settings: SqliteStorageSettings = {},
 ): SqliteStorage {
-  checkSqliteSource('createSqliteStorage', options);
-  checkOptions('createSqliteStorage', settings, true, 'settings');
+  checkSqliteArguments('createSqliteStorage', options, settings);
   const { location, transient } = resolveSource(options);
   const plan = {
     source:

@@ -1,6 +1,7 @@
 /**
  * Why a design was refused: issues as data, and the error that carries them.
  */
+import type { ValueOf } from '../../core/vocabulary.js';
 import { GuardError } from '../../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 
@@ -14,7 +15,7 @@ export const DesignRefusal = {
   unusable: 'unusable',
 } as const;
 /** Why a candidate or stored design was refused. */
-export type DesignRefusal = (typeof DesignRefusal)[keyof typeof DesignRefusal];
+export type DesignRefusal = ValueOf<typeof DesignRefusal>;
 
 /** One problem with a design, located by an RFC 6901 pointer (`''` for the design itself). */
 export interface DesignIssue {

@@ -13,10 +13,12 @@
  * Nothing here ever throws into a call: failures go to the logger and the marker stays for a sweep.
  */
 import { GuardError } from '../../errors.js';
+import type { ReceiptDraft } from '../../storage/receipt.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ExecutorContext } from '../executor-context.js';
 import { toRecordedError } from '../stored-result.js';
 import type { LedgerEvent, SweepReceiptsOptions, SweepReceiptsReport } from '../types.js';
+import type { ReceiptWriter, WriteResult } from './receipt-writer.js';
 import { blockedDraft, draftFor, owedReceipt, pendingReceiptRef, type RecordEvent } from './record-receipts.js';
 
 /** The `receiptRef` a receipt-worthy write stores: a pending marker when receipts are on, else null. */
@@ -32,6 +34,23 @@ export function notify(ctx: ExecutorContext, event: LedgerEvent): void {
   } catch (error) {
     ctx.logger?.warn?.('The onEvent hook threw', { type: event.type, error: toRecordedError(error) });
   }
+}
+
+/** Put `draft`, the receipt of `record`, on the chain and report it with `receipt_written`. */
+async function writeReceipt(
+  ctx: ExecutorContext,
+  writer: ReceiptWriter,
+  draft: ReceiptDraft,
+  record: TransitionRecord,
+): Promise<WriteResult> {
+  const written = await writer.write(draft);
+  notify(ctx, {
+    type: 'receipt_written',
+    receiptId: draft.receiptId,
+    receipt: written.status === 'appended' ? written.receipt : null,
+    record,
+  });
+  return written;
 }
 
 /** What settling one record did. */
@@ -63,14 +82,7 @@ export async function settleReceipt(
     // Built inside the try: a record the draft cannot describe is a receipt failure, not a call failure.
     const draft = draftFor(record, debt);
     if (draft === null) return { settled: 'none', record: null };
-    const written = await writer.write(draft);
-    settled = written.status;
-    notify(ctx, {
-      type: 'receipt_written',
-      receiptId: debt.receiptId,
-      receipt: written.status === 'appended' ? written.receipt : null,
-      record,
-    });
+    settled = (await writeReceipt(ctx, writer, draft, record)).status;
   } catch (error) {
     ctx.logger?.error?.('Receipt could not be written; `sweepReceipts` will retry it', {
       key: record.key,
@@ -128,13 +140,7 @@ export async function receiptBlocked(ctx: ExecutorContext, record: TransitionRec
   if (writer === undefined) return;
   try {
     const draft = blockedDraft(record, toRecordedError(error), ctx.clock.now());
-    const written = await writer.write(draft);
-    notify(ctx, {
-      type: 'receipt_written',
-      receiptId: draft.receiptId,
-      receipt: written.status === 'appended' ? written.receipt : null,
-      record,
-    });
+    await writeReceipt(ctx, writer, draft, record);
   } catch (writeError) {
     ctx.logger?.error?.('Receipt of a hard block could not be written', {
       key: record.key,

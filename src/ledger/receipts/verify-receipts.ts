@@ -7,6 +7,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { codeList } from '../../core/code-list.js';
+import type { ValueOf } from '../../core/vocabulary.js';
 import { ReceiptSinkUnavailableError } from '../../errors.js';
 import { InvalidArgumentError, kindOf, readArgument, readOptions } from '../../invalid-argument.js';
 import { readJsonlLines } from '../../storage/jsonl/jsonl-lines.js';
@@ -40,7 +41,7 @@ export const BrokenReason = {
   duplicate: 'duplicate',
 } as const;
 /** Why a link is broken. */
-export type BrokenReason = (typeof BrokenReason)[keyof typeof BrokenReason];
+export type BrokenReason = ValueOf<typeof BrokenReason>;
 
 /** The first broken link of a chain. */
 export interface BrokenLink {

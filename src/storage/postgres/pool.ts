@@ -3,6 +3,7 @@
  * and errors translated into the ledger's storage errors.
  */
 import { GuardError, LedgerStorageUnavailableError } from '../../errors.js';
+import { importPeerDependency } from '../import-peer-dependency.js';
 
 /** The result of one query, as `pg` returns it. */
 export interface PgQueryResultLike {
@@ -60,17 +61,13 @@ function importPg(): Promise<PgModuleLike> {
  * @param importModule replaces the dynamic import (tests use it to simulate a missing package).
  */
 export async function loadPg(importModule: () => Promise<PgModuleLike> = importPg): Promise<PgModuleLike['default']> {
-  try {
-    return (await importModule()).default;
-  } catch (cause) {
-    const missing = (cause as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND';
-    const problem = missing ? 'is not installed' : 'could not be loaded';
-    throw new GuardError(
-      'missing_peer_dependency',
-      `The PostgreSQL ledger storage needs the peer dependency \`pg\` to connect by \`connectionString\`, which ${problem}: install it with \`npm install pg\``,
-      { cause },
-    );
-  }
+  const pg = await importPeerDependency(
+    importModule,
+    'pg',
+    'The PostgreSQL ledger storage',
+    'to connect by `connectionString`',
+  );
+  return pg.default;
 }
 
 /**

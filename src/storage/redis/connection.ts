@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
+import { importPeerDependency } from '../import-peer-dependency.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
 
 /**
@@ -92,17 +93,7 @@ function importRedis(): Promise<RedisModuleLike> {
  * @param importModule replaces the dynamic import (tests use it to simulate a missing package).
  */
 export async function loadRedis(importModule: () => Promise<RedisModuleLike> = importRedis): Promise<RedisModuleLike> {
-  try {
-    return await importModule();
-  } catch (cause) {
-    const missing = (cause as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND';
-    const problem = missing ? 'is not installed' : 'could not be loaded';
-    throw new GuardError(
-      'missing_peer_dependency',
-      `The Redis ledger storage needs the peer dependency \`redis\` to connect by \`url\`, which ${problem}: install it with \`npm install redis\``,
-      { cause },
-    );
-  }
+  return importPeerDependency(importModule, 'redis', 'The Redis ledger storage', 'to connect by `url`');
 }
 
 // A few quick reconnection attempts (none after a connect timeout), then the client gives up and

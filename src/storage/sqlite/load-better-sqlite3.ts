@@ -1,7 +1,7 @@
 /**
  * Lazy loading of the optional `better-sqlite3` peer dependency.
  */
-import { GuardError } from '../../errors.js';
+import { importPeerDependency } from '../import-peer-dependency.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
 /** The part of the `better-sqlite3` module the driver needs: its `Database` constructor. */
@@ -21,17 +21,6 @@ function importBetterSqlite3(): Promise<BetterSqlite3Module> {
 export async function loadBetterSqlite3(
   importModule: () => Promise<BetterSqlite3Module> = importBetterSqlite3,
 ): Promise<BetterSqlite3Module['default']> {
-  let loaded: BetterSqlite3Module;
-  try {
-    loaded = await importModule();
-  } catch (cause) {
-    const missing = (cause as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND';
-    const problem = missing ? 'is not installed' : 'could not be loaded';
-    throw new GuardError(
-      'missing_peer_dependency',
-      `The SQLite ledger storage needs the peer dependency \`better-sqlite3\`, which ${problem}: install it with \`npm install better-sqlite3\``,
-      { cause },
-    );
-  }
+  const loaded = await importPeerDependency(importModule, 'better-sqlite3', 'The SQLite ledger storage');
   return loaded.default;
 }

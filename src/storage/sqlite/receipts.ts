@@ -16,16 +16,14 @@ import {
   ReceiptSinkCorruptError,
   ReceiptSinkUnavailableError,
 } from '../../errors.js';
-import { checkOptions } from '../../invalid-argument.js';
 import { headOf, type Receipt } from '../receipt.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../receipt-sink.js';
-import { configureSqlite } from './open-connection.js';
 import { metaTableSql, SqliteFileMissingError, SqliteFileRefusedError } from './open-file.js';
 import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
 import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
 import type { SqliteHandle } from './sqlite-handle.js';
-import { checkSqliteSource, openSqliteSource, sqliteSourceOf } from './sqlite-source.js';
+import { checkSqliteArguments, sqliteSourceOf, sqliteStoreConnection } from './sqlite-source.js';
 
 /** The receipts schema version this code writes and reads (row `receipts_schema_version` of `<prefix>meta`). */
 export const SQLITE_RECEIPTS_SCHEMA_VERSION = 1;
@@ -126,8 +124,7 @@ export function createSqliteReceiptSink(
   options: SqliteReceiptSinkOptions,
   settings: SqliteReceiptSinkSettings = {},
 ): SqliteReceiptSink {
-  checkSqliteSource('createSqliteReceiptSink', options);
-  checkOptions('createSqliteReceiptSink', settings, true, 'settings');
+  checkSqliteArguments('createSqliteReceiptSink', options, settings);
   const prefix = settings.tablePrefix ?? 'hyphae_';
   if (!PREFIX.test(prefix)) {
     throw new InvalidOptionError(
@@ -141,46 +138,29 @@ export function createSqliteReceiptSink(
   const { file } = source;
   const name = source.adopted === undefined ? file : source.adopted.file;
   const location = `sqlite:${name === undefined || name === '' ? 'database' : name}#${table}`;
-  let connecting: Promise<{ db: SqliteHandle; statements: Statements }> | null = null;
-  let closed = false;
-
-  async function open(): Promise<{ db: SqliteHandle; statements: Statements }> {
-    let db: SqliteHandle;
-    try {
-      db = await openSqliteSource(source, { busyTimeoutMs, metaTable: `${prefix}meta`, location });
-    } catch (error) {
-      throw mapError(error, location, 'open');
-    }
-    try {
-      // A receipt acknowledged to the ledger must survive power loss, as a ledger write does.
-      configureSqlite(db, { busyTimeoutMs, synchronous: 'FULL', wal: source.wal });
+  const t = `"${table}"`;
+  const connection = sqliteStoreConnection(source, {
+    busyTimeoutMs,
+    // A receipt acknowledged to the ledger must survive power loss, as a ledger write does.
+    synchronous: 'FULL',
+    metaTable: `${prefix}meta`,
+    location,
+    prepare(db): Statements {
       ensureSchema(db, `${prefix}meta`, table, location);
-      const t = `"${table}"`;
-      const statements: Statements = {
+      return {
         byId: db.prepare(`SELECT 1 FROM ${t} WHERE receipt_id = ?`),
         last: db.prepare(`SELECT seq, hash, doc FROM ${t} ORDER BY seq DESC LIMIT 1`),
         insert: db.prepare(`INSERT INTO ${t} (seq, receipt_id, hash, doc) VALUES (?, ?, ?, ?)`),
         page: db.prepare(`SELECT seq, hash, doc FROM ${t} WHERE seq > ? ORDER BY seq LIMIT ?`),
       };
-      return { db, statements };
-    } catch (error) {
-      if (file !== undefined) db.close();
-      throw mapError(error, location, 'open');
-    }
-  }
+    },
+    mapError: (error) => mapError(error, location, 'open'),
+  });
+  let closed = false;
 
   async function run<T>(operation: string, body: (db: SqliteHandle, statements: Statements) => T): Promise<T> {
     if (closed) throw new ReceiptSinkUnavailableError(location, 'the sink is closed');
-    connecting ??= open().catch((error: unknown) => {
-      connecting = null;
-      throw error;
-    });
-    const { db, statements } = await connecting;
-    try {
-      return body(db, statements);
-    } catch (error) {
-      throw mapError(error, location, operation);
-    }
+    return connection.run(body, (error) => mapError(error, location, operation));
   }
 
   const lastOf = (statements: Statements): Receipt | null => {
@@ -238,8 +218,7 @@ export function createSqliteReceiptSink(
     async close() {
       if (closed) return;
       closed = true;
-      const opened = await connecting?.catch(() => null);
-      if (opened !== null && opened !== undefined && file !== undefined) opened.db.close();
+      await connection.close();
     },
   };
 }
