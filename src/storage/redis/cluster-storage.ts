@@ -23,7 +23,14 @@ import { createdResult, decodeRecord, encodeRecord } from '../record-codec.js';
 import type { TransitionRecord } from '../transition-record.js';
 import { BUCKET_TAGS, BUCKETS, bucketOf, type ClusterRouting } from './cluster.js';
 import { listAcrossBuckets } from './cluster-list.js';
-import { createScriptRunner, type RedisClientLike, replyArray, replyText, toStorageError } from './connection.js';
+import {
+  connectHeard,
+  createScriptRunner,
+  type RedisClientLike,
+  replyArray,
+  replyText,
+  toStorageError,
+} from './connection.js';
 import { marker, planList } from './list.js';
 import { ledgerIdentity, markerGoneError, maxmemoryHazards, orphanTicketError } from './preflight.js';
 import { createReplicationGate, type WaitForReplicas } from './replication.js';
@@ -108,10 +115,7 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
   const send = (args: readonly string[]): Promise<unknown> => client.sendCommand(args);
   const notices = createSubscriptions(async () => {
     if (options.isClosed() || typeof client.duplicate !== 'function') return null;
-    const subscriber = client.duplicate();
-    subscriber.on('error', () => {});
-    await subscriber.connect();
-    return subscriber;
+    return connectHeard(client.duplicate());
   });
 
   function ready(operation: string): void {

@@ -51,7 +51,9 @@ export interface RedisConnection {
  * Connect a client whose errors are heard: node-redis emits connection errors as events and an
  * unheard 'error' event crashes the process; each failed operation reports its own error instead.
  */
-async function connectHeard<C extends RedisSubscriberLike>(client: C): Promise<C> {
+export async function connectHeard<C extends Pick<RedisSubscriberLike, 'isOpen' | 'connect' | 'destroy' | 'on'>>(
+  client: C,
+): Promise<C> {
   client.on('error', () => {});
   try {
     await client.connect();

@@ -11,7 +11,7 @@ import {
   fromNodeRedisCluster,
   type RedisClusterLike,
 } from './cluster.js';
-import { loadRedis, type RedisConnection, type RedisModuleLike, toStorageError } from './connection.js';
+import { connectHeard, loadRedis, type RedisConnection, type RedisModuleLike, toStorageError } from './connection.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
 
 /** A node-redis cluster client the driver created and therefore owns. */
@@ -80,14 +80,7 @@ export function ownedClusterConnection(
 
   async function open(): Promise<{ cluster: OwnedCluster; routed: ClusterClient }> {
     const redis = (await loadRedis(importModule)) as RedisModuleLike & RedisClusterModuleLike;
-    const cluster = redis.createCluster(clusterOptions(urls));
-    cluster.on('error', () => {});
-    try {
-      await cluster.connect();
-    } catch (cause) {
-      if (cluster.isOpen) cluster.destroy();
-      throw cause;
-    }
+    const cluster = await connectHeard(redis.createCluster(clusterOptions(urls)));
     if (closed) {
       await cluster.close();
       throw new Error('Redis ledger storage is closed');
@@ -126,10 +119,7 @@ export function ownedClusterConnection(
     client: (operation) => routed(operation),
     async openSubscriber() {
       if (closed || current === null) return null;
-      const subscriber = current.duplicate();
-      subscriber.on('error', () => {});
-      await subscriber.connect();
-      return subscriber;
+      return connectHeard(current.duplicate());
     },
     async close() {
       if (closed) return;
