@@ -33,7 +33,7 @@ export function contentElements(message: Obj): readonly unknown[] {
   return Array.isArray(message.content) ? message.content : [];
 }
 
-/** The readers of a message's calls and results, for {@link readTurn}. */
+/** The readers of a message's calls and results that `readTurn` takes. */
 export function contentReaders(keys: ContentKeys): {
   readonly calls: (message: Obj) => readonly CallItem[];
   readonly results: (message: Obj) => readonly ResultItem[];
