@@ -101,7 +101,8 @@ function declaredFields(schema: CompiledSchema): DeclaredFields | undefined {
   return new Map(Object.entries(properties));
 }
 
-function classOf(tool: string, value: string | undefined): SideEffectClass {
+/** The side-effect class a tool declares (`non_idempotent_mutate` when it declares none). */
+export function sideEffectClassOf(tool: string, value: string | undefined): SideEffectClass {
   if (value === undefined) return 'non_idempotent_mutate';
   try {
     return resolveSideEffectClass(value);
@@ -140,7 +141,7 @@ export function bounded<
   if (typeof name !== 'string' || name === '') {
     throw new ToolDefinitionError(undefined, 'name', 'is required when the function has no name');
   }
-  const sideEffectClass = classOf(name, options.sideEffectClass);
+  const sideEffectClass = sideEffectClassOf(name, options.sideEffectClass);
   const input = compileFor(name, 'schema', options.schema);
   const output =
     options.outputSchema === undefined ? undefined : compileFor(name, 'outputSchema', options.outputSchema);

@@ -39,8 +39,15 @@ export interface ToolCallRequest {
   readonly args: unknown;
 }
 
+/** What {@link usedToolCallIds} reads of a message: any Chat Completions message fits. */
+export interface MessageCallIds {
+  readonly role: string;
+  readonly tool_calls?: readonly { readonly id: string }[] | null | undefined;
+  readonly tool_call_id?: string | undefined;
+}
+
 /** Every tool call id a transcript already uses (in assistant calls and tool answers). */
-export function usedToolCallIds(messages: readonly ChatMessage[]): Set<string> {
+export function usedToolCallIds(messages: readonly MessageCallIds[]): Set<string> {
   const ids = new Set<string>();
   for (const message of messages) {
     if (typeof message.tool_call_id === 'string') ids.add(message.tool_call_id);

@@ -5,27 +5,24 @@
 import { GuardError, type GuardErrorOptions } from '../errors.js';
 import type { ChatMessage } from './chat.js';
 import type { ValidationIssue } from './issues.js';
-import { describeField, toJsonPointer } from './issues.js';
+import { describeField, IssueCode, toJsonPointer } from './issues.js';
 
-/** Why a tool call was refused at the boundary (or, for `output_validation_failed`, after it ran). */
-export const ToolBoundaryViolation = {
-  missing_required_field: 'missing_required_field',
-  type_mismatch: 'type_mismatch',
-  pattern_mismatch: 'pattern_mismatch',
-  unexpected_field: 'unexpected_field',
-  too_short: 'too_short',
-  too_long: 'too_long',
-  too_few_items: 'too_few_items',
-  too_many_items: 'too_many_items',
-  not_in_enum: 'not_in_enum',
-  out_of_range: 'out_of_range',
-  invalid_value: 'invalid_value',
-  async_schema: 'async_schema',
+/**
+ * Why a tool call was refused at the boundary (or, for `output_validation_failed`, after it ran):
+ * the code of the first issue of its arguments ({@link IssueCode}), or a reason of the boundary's own.
+ */
+export const ToolBoundaryViolation: typeof IssueCode & {
+  readonly unparseable_arguments: 'unparseable_arguments';
+  readonly scope_path: 'scope_path';
+  readonly scope_entity_pattern: 'scope_entity_pattern';
+  readonly output_validation_failed: 'output_validation_failed';
+} = {
+  ...IssueCode,
   unparseable_arguments: 'unparseable_arguments',
   scope_path: 'scope_path',
   scope_entity_pattern: 'scope_entity_pattern',
   output_validation_failed: 'output_validation_failed',
-} as const;
+};
 /** Why a tool call was refused at the boundary (or, for `output_validation_failed`, after it ran). */
 export type ToolBoundaryViolation = (typeof ToolBoundaryViolation)[keyof typeof ToolBoundaryViolation];
 

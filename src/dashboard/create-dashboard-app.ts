@@ -201,32 +201,37 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     return form;
   }
 
-  app.post('/t/:key/confirm', async (c) => {
-    const key = c.req.param('key');
+  /** The posted action on `key` with its form, or the page refusing it (not allowed, or not well-formed). */
+  async function postedAction(c: Context<Env>, key: string) {
     const form = await actionForm(c);
     const refused = refuseAct(c, form);
     if (refused !== undefined) return page(c, 'Refused', flash('bad', refused), 403);
     const parsed = parseAction(form);
     if (!parsed.ok) return transitionPage(c, key, flash('bad', parsed.message), 409);
+    return { form, action: parsed.value };
+  }
+
+  app.post('/t/:key/confirm', async (c) => {
+    const key = c.req.param('key');
+    const posted = await postedAction(c, key);
+    if (posted instanceof Response) return posted;
     const found = await findRecord(options.ledgers, key);
     if (found === undefined) return page(c, 'Transition', flash('bad', `No transition \`${key}\``), 404);
     const csrf = c.get('session')?.csrf ?? '';
-    return page(c, 'Confirm', confirmContent(found.record, parsed.value, csrf, clock.now()));
+    return page(c, 'Confirm', confirmContent(found.record, posted.action, csrf, clock.now()));
   });
 
   app.post('/t/:key/act', async (c) => {
     const key = c.req.param('key');
-    const form = await actionForm(c);
-    const refused = refuseAct(c, form);
-    if (refused !== undefined) return page(c, 'Refused', flash('bad', refused), 403);
-    const parsed = parseAction(form);
-    if (!parsed.ok) return transitionPage(c, key, flash('bad', parsed.message), 409);
+    const posted = await postedAction(c, key);
+    if (posted instanceof Response) return posted;
+    const { form, action } = posted;
     if (form.confirm !== 'yes') return transitionPage(c, key, flash('bad', 'Confirm the action first'), 409);
     const found = await findRecord(options.ledgers, key);
     if (found === undefined) return page(c, 'Transition', flash('bad', `No transition \`${key}\``), 404);
-    const outcome = await runAction(found.named, key, parsed.value);
+    const outcome = await runAction(found.named, key, action);
     if (!outcome.ok) return transitionPage(c, key, flash('bad', `Refused by the ledger: ${outcome.message}`), 409);
-    const done = `Done: ${parsed.value.kind.replaceAll('_', ' ')} by ${parsed.value.by}; now ${outcome.record.outcome}`;
+    const done = `Done: ${action.kind.replaceAll('_', ' ')} by ${action.by}; now ${outcome.record.outcome}`;
     return c.redirect(`/t/${encodeURIComponent(key)}?done=${encodeURIComponent(done)}`, 303);
   });
 

@@ -113,6 +113,22 @@ function aiSdk(u: Bag): Parts {
   };
 }
 
+/**
+ * An OpenAI usage (Responses or Chat Completions): the `input` and `output` counts, cache reads in
+ * `<input>_details.cached_tokens` and reasoning in `<output>_details.reasoning_tokens`.
+ */
+function openAi(u: Bag, format: UsageFormat, input: string, output: string): Parts {
+  const inDetails = `${input}_details`;
+  const outDetails = `${output}_details`;
+  return {
+    format,
+    input: num(u, input, input),
+    output: num(u, output, output),
+    cached: num(sub(u, inDetails), 'cached_tokens', `${inDetails}.cached_tokens`),
+    reasoning: num(sub(u, outDetails), 'reasoning_tokens', `${outDetails}.reasoning_tokens`),
+  };
+}
+
 function parts(u: Bag): Parts | null {
   if ('cache_read_input_tokens' in u || 'cache_creation_input_tokens' in u) {
     // Anthropic's `input_tokens` leaves out cache reads and cache writes; they are added here.
@@ -129,26 +145,10 @@ function parts(u: Bag): Parts | null {
     };
   }
   if ('input_tokens' in u || 'output_tokens' in u) {
-    return {
-      format: UsageFormat.openai_responses,
-      input: num(u, 'input_tokens', 'input_tokens'),
-      output: num(u, 'output_tokens', 'output_tokens'),
-      cached: num(sub(u, 'input_tokens_details'), 'cached_tokens', 'input_tokens_details.cached_tokens'),
-      reasoning: num(sub(u, 'output_tokens_details'), 'reasoning_tokens', 'output_tokens_details.reasoning_tokens'),
-    };
+    return openAi(u, UsageFormat.openai_responses, 'input_tokens', 'output_tokens');
   }
   if ('prompt_tokens' in u || 'completion_tokens' in u) {
-    return {
-      format: UsageFormat.openai_chat,
-      input: num(u, 'prompt_tokens', 'prompt_tokens'),
-      output: num(u, 'completion_tokens', 'completion_tokens'),
-      cached: num(sub(u, 'prompt_tokens_details'), 'cached_tokens', 'prompt_tokens_details.cached_tokens'),
-      reasoning: num(
-        sub(u, 'completion_tokens_details'),
-        'reasoning_tokens',
-        'completion_tokens_details.reasoning_tokens',
-      ),
-    };
+    return openAi(u, UsageFormat.openai_chat, 'prompt_tokens', 'completion_tokens');
   }
   if ('inputTokens' in u || 'outputTokens' in u) return aiSdk(u);
   if ('promptTokens' in u || 'completionTokens' in u) {

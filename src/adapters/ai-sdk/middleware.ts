@@ -109,6 +109,15 @@ export function hyphaeMiddleware(
   // The gate of each transformed call, found again by the params object the SDK hands back.
   const gates = new WeakMap<object, ModelCallGate>();
   const reservationOf = (gate: ModelCallGate | undefined) => (gate?.status === 'allowed' ? gate.reservation : null);
+  // A failed provider call books nothing: its reservation is released.
+  const releasingOnError = <T>(call: () => PromiseLike<T>, reservation: ReturnType<typeof reservationOf>) =>
+    call().then(
+      (value) => value,
+      (error: unknown) => {
+        guards.releaseModelCall(reservation);
+        throw error;
+      },
+    );
 
   return {
     specificationVersion: 'v4',
@@ -133,13 +142,7 @@ export function hyphaeMiddleware(
       const gate = gates.get(params);
       if (gate?.status === 'refused') return stopGenerateResult(guards.stopped ?? gate.refusal) as never;
       const reservation = reservationOf(gate);
-      const result = await doGenerate().then(
-        (value) => value,
-        (error: unknown) => {
-          guards.releaseModelCall(reservation);
-          throw error;
-        },
-      );
+      const result = await releasingOnError(doGenerate, reservation);
       guards.recordModelUsage(result.usage, reservation);
       return result;
     },
@@ -147,13 +150,7 @@ export function hyphaeMiddleware(
       const gate = gates.get(params);
       if (gate?.status === 'refused') return stopStreamResult(guards.stopped ?? gate.refusal) as never;
       const reservation = reservationOf(gate);
-      const result = await doStream().then(
-        (value) => value,
-        (error: unknown) => {
-          guards.releaseModelCall(reservation);
-          throw error;
-        },
-      );
+      const result = await releasingOnError(doStream, reservation);
       const stream = bookingStream(result.stream, (usage) => guards.recordModelUsage(usage, reservation));
       return { ...result, stream };
     },

@@ -1,6 +1,8 @@
 /**
  * `runGuardedToolLoop`: the Chat Completions tool loop with every call going through the pipeline.
  */
+
+import { usedToolCallIds } from '../../boundary/chat.js';
 import { GuardError, InvalidOptionError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
 import { integerOption } from '../../option-checks.js';
@@ -8,7 +10,7 @@ import { isAbortError } from '../shared/abort.js';
 import { formatToolResult } from '../shared/format-result.js';
 import type { GuardRefusal, ToolCallOutcome, ToolExecutor } from '../shared/types.js';
 import { collectStream, isChunkStream } from './stream.js';
-import { type HonouredCall, planTurn, type SkippedCall, skippedNote, transcriptCallIds } from './turn-plan.js';
+import { type HonouredCall, planTurn, type SkippedCall, skippedNote } from './turn-plan.js';
 import type {
   GuardedToolLoopOptions,
   GuardedToolLoopResult,
@@ -249,7 +251,7 @@ export async function runGuardedToolLoop<M extends OpenAiMessage>(
       messages.push({ role: 'assistant', content: message.content ?? '' });
       return finish('completed', null, message);
     }
-    const plan = planTurn(calls, transcriptCallIds(messages), settings.maxParallel);
+    const plan = planTurn(calls, usedToolCallIds(messages), settings.maxParallel);
     const echoed = echo(message, plan.honoured);
     if (echoed !== null) messages.push(echoed);
     messages.push(...(await runCalls(options, settings, plan.honoured)));

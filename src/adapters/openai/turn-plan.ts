@@ -1,7 +1,7 @@
 /**
  * Which tool calls of one assistant turn are honoured, and what the model is told about the rest.
  */
-import type { OpenAiMessage, OpenAiToolCall } from './types.js';
+import type { OpenAiToolCall } from './types.js';
 
 /** A function call the loop will echo into the transcript and answer. */
 export interface HonouredCall {
@@ -26,16 +26,6 @@ export interface SkippedCall {
 export interface TurnPlan {
   readonly honoured: readonly HonouredCall[];
   readonly skipped: readonly SkippedCall[];
-}
-
-/** Every tool call id a transcript already uses (assistant calls and tool answers). */
-export function transcriptCallIds(messages: readonly OpenAiMessage[]): Set<string> {
-  const ids = new Set<string>();
-  for (const message of messages) {
-    if (typeof message.tool_call_id === 'string') ids.add(message.tool_call_id);
-    for (const call of message.tool_calls ?? []) ids.add(call.id);
-  }
-  return ids;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Per-tool settings of a guard pipeline, compiled once: argument validation (a `bounded` check),
  * output validation, the ledger spec and the TTL cache.
  */
-import { type AnyBoundedTool, bounded, isBoundedTool } from '../../boundary/bounded.js';
+import { type AnyBoundedTool, bounded, isBoundedTool, sideEffectClassOf } from '../../boundary/bounded.js';
 import type { CompiledSchema, ToolSchema } from '../../boundary/compile-schema.js';
 import { compileSchema } from '../../boundary/compile-schema.js';
 import { ToolDefinitionError } from '../../boundary/errors.js';
@@ -10,7 +10,6 @@ import type { ScopeOptions } from '../../boundary/scope-checks.js';
 import { isRerunnable } from '../../boundary/violations.js';
 import { protect } from '../../context/protect.js';
 import type { Clock } from '../../core/clock.js';
-import { resolveSideEffectClass } from '../../ledger/resolve-side-effect-class.js';
 import type { ToolSpec } from '../../ledger/types.js';
 import type { SideEffectClass } from '../../storage/envelope.js';
 
@@ -64,15 +63,6 @@ export interface ToolPlan {
 
 const SCOPE_KEYS = ['allowedPaths', 'pathParams', 'entityPattern'] as const;
 
-function classOf(name: string, value: string | undefined): SideEffectClass {
-  if (value === undefined) return 'non_idempotent_mutate';
-  try {
-    return resolveSideEffectClass(value);
-  } catch (error) {
-    throw new ToolDefinitionError(name, 'sideEffectClass', (error as Error).message, { cause: error });
-  }
-}
-
 function boundedOf(name: string, spec: GuardedToolSpec): AnyBoundedTool | undefined {
   if (spec.bounded !== undefined) {
     if (!isBoundedTool(spec.bounded)) throw new ToolDefinitionError(name, 'bounded', 'must be made by `bounded`');
@@ -95,7 +85,7 @@ function boundedOf(name: string, spec: GuardedToolSpec): AnyBoundedTool | undefi
     ...(spec.entityPattern === undefined ? {} : { entityPattern: spec.entityPattern }),
   };
   return bounded(
-    { name, schema: spec.schema, sideEffectClass: classOf(name, spec.sideEffectClass), ...scope },
+    { name, schema: spec.schema, sideEffectClass: sideEffectClassOf(name, spec.sideEffectClass), ...scope },
     () => undefined,
   ) as unknown as AnyBoundedTool;
 }
@@ -129,7 +119,7 @@ function cacheOf(name: string, sideEffectClass: SideEffectClass, options: ToolCa
 /** Compile the spec of tool `name` (an empty spec for an undeclared tool). */
 export function compileToolPlan(name: string, spec: GuardedToolSpec = {}): ToolPlan {
   const tool = boundedOf(name, spec);
-  const sideEffectClass = tool?.sideEffectClass ?? classOf(name, spec.sideEffectClass);
+  const sideEffectClass = tool?.sideEffectClass ?? sideEffectClassOf(name, spec.sideEffectClass);
   const output =
     tool !== undefined && spec.bounded !== undefined
       ? tool.outputSchema

@@ -2,7 +2,7 @@
  * Content helpers shared by the format converters.
  */
 import { isObj } from './turns.js';
-import type { ContentPart } from './types.js';
+import type { ContentPart, TranscriptMessage, TranscriptToolCall } from './types.js';
 
 /** The text of a content value: the string itself, or its text parts joined by newlines. */
 export function textOf(content: unknown): string {
@@ -36,4 +36,33 @@ export function parseArguments(text: string): unknown {
 export function partsOf(content: unknown): ContentPart[] {
   if (typeof content === 'string') return content === '' ? [] : [{ type: 'text', text: content }];
   return Array.isArray(content) ? content.filter(isObj).map((part) => part as ContentPart) : [];
+}
+
+/**
+ * A canonical assistant message from a format's content: the parts `readCall` reads become
+ * `tool_calls` (arguments as JSON text), the others stay content, as one text when they are only
+ * text (`null` when that is empty and there are calls).
+ */
+export function assistantFrom(
+  content: unknown,
+  readCall: (part: ContentPart) => { readonly id: string; readonly name: string; readonly input: unknown } | undefined,
+): TranscriptMessage {
+  if (typeof content === 'string') return { role: 'assistant', content };
+  const calls: TranscriptToolCall[] = [];
+  const other: ContentPart[] = [];
+  for (const part of partsOf(content)) {
+    const call = readCall(part);
+    if (call === undefined) other.push(part);
+    else
+      calls.push({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: argumentsJson(call.input) },
+      });
+  }
+  const text = onlyText(other) ? textOf(other) : null;
+  const body = text === null ? other : text === '' && calls.length > 0 ? null : text;
+  return calls.length > 0
+    ? { role: 'assistant', content: body, tool_calls: calls }
+    : { role: 'assistant', content: body ?? '' };
 }

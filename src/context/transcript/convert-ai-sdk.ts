@@ -3,7 +3,7 @@
  */
 
 import { readArgument } from '../../invalid-argument.js';
-import { argumentsJson, onlyText, parseArguments, partsOf, textOf } from './content.js';
+import { assistantFrom, parseArguments, partsOf, textOf } from './content.js';
 import { messagesArgument } from './detect-format.js';
 import { isObj } from './turns.js';
 import type {
@@ -13,7 +13,6 @@ import type {
   ChatToolMessage,
   ContentPart,
   TranscriptMessage,
-  TranscriptToolCall,
 } from './types.js';
 
 function outputText(output: unknown): string {
@@ -43,27 +42,11 @@ function userPart(part: ContentPart): ContentPart {
   return part.type === 'text' ? { type: 'text', text: String(part.text) } : part;
 }
 
-function fromAssistant(content: unknown): TranscriptMessage {
-  if (typeof content === 'string') return { role: 'assistant', content };
-  const calls: TranscriptToolCall[] = [];
-  const other: ContentPart[] = [];
-  for (const part of partsOf(content)) {
-    if (part.type === 'tool-call' && part.providerExecuted !== true) {
-      const call = part as unknown as AiSdkToolCallPart;
-      calls.push({
-        id: call.toolCallId,
-        type: 'function',
-        function: { name: call.toolName, arguments: argumentsJson(call.input) },
-      });
-    } else {
-      other.push(part);
-    }
-  }
-  const text = onlyText(other) ? textOf(other) : null;
-  const body = text === null ? other : text === '' && calls.length > 0 ? null : text;
-  return calls.length > 0
-    ? { role: 'assistant', content: body, tool_calls: calls }
-    : { role: 'assistant', content: body ?? '' };
+/** A `tool-call` part the provider did not execute itself. */
+function toolCallOf(part: ContentPart): { id: string; name: string; input: unknown } | undefined {
+  if (part.type !== 'tool-call' || part.providerExecuted === true) return undefined;
+  const call = part as unknown as AiSdkToolCallPart;
+  return { id: call.toolCallId, name: call.toolName, input: call.input };
 }
 
 /**
@@ -94,7 +77,7 @@ export function fromAiSdkMessages(messages: readonly AiSdkMessage[]): Transcript
           });
           break;
         case 'assistant':
-          chat.push(fromAssistant(message.content));
+          chat.push(assistantFrom(message.content, toolCallOf));
           break;
         case 'tool':
           for (const part of partsOf(message.content)) {

@@ -3,7 +3,7 @@
  */
 
 import { readArgument, readOptions } from '../../invalid-argument.js';
-import { argumentsJson, onlyText, parseArguments, partsOf, textOf } from './content.js';
+import { assistantFrom, onlyText, parseArguments, partsOf, textOf } from './content.js';
 import { messagesArgument } from './detect-format.js';
 import { isObj } from './turns.js';
 import type {
@@ -12,28 +12,12 @@ import type {
   AnthropicToolUseBlock,
   ContentPart,
   TranscriptMessage,
-  TranscriptToolCall,
 } from './types.js';
 
 type Block = AnthropicToolUseBlock | AnthropicToolResultBlock | ContentPart;
 
-function fromAssistant(content: AnthropicMessage['content']): TranscriptMessage {
-  if (typeof content === 'string') return { role: 'assistant', content };
-  const calls: TranscriptToolCall[] = [];
-  const other: ContentPart[] = [];
-  for (const block of partsOf(content)) {
-    if (block.type === 'tool_use') {
-      const use = block as unknown as AnthropicToolUseBlock;
-      calls.push({ id: use.id, type: 'function', function: { name: use.name, arguments: argumentsJson(use.input) } });
-    } else {
-      other.push(block);
-    }
-  }
-  const text = onlyText(other) ? textOf(other) : null;
-  const body = text === null ? other : text === '' && calls.length > 0 ? null : text;
-  return calls.length > 0
-    ? { role: 'assistant', content: body, tool_calls: calls }
-    : { role: 'assistant', content: body ?? '' };
+function toolUseOf(block: ContentPart): AnthropicToolUseBlock | undefined {
+  return block.type === 'tool_use' ? (block as unknown as AnthropicToolUseBlock) : undefined;
 }
 
 function fromUser(content: AnthropicMessage['content'], chat: TranscriptMessage[]): void {
@@ -72,7 +56,7 @@ export function fromAnthropicMessages(
   return readArgument('fromAnthropicMessages', 'messages', () => {
     const chat: TranscriptMessage[] = system === undefined ? [] : [{ role: 'system', content: system }];
     for (const message of list) {
-      if (message.role === 'assistant') chat.push(fromAssistant(message.content));
+      if (message.role === 'assistant') chat.push(assistantFrom(message.content, toolUseOf));
       else fromUser(message.content, chat);
     }
     return chat;

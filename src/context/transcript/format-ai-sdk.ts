@@ -3,24 +3,18 @@
  * in `tool` messages. Calls the provider executed itself (`providerExecuted: true`) are answered
  * inside the assistant message and are left out of the checks, as are approval parts.
  */
+import { contentReaders, rewriteContent } from './content-turns.js';
 import {
-  type CallItem,
-  callItem,
   type FormatAdapter,
-  idOf,
-  isObj,
-  NONE,
   notExecutedText,
   type Obj,
   type OutResult,
-  type ResultItem,
   readTurn,
   strip,
   stripMessage,
   type Turn,
   type TurnEdit,
   type TurnRole,
-  writeCallObject,
 } from './turns.js';
 
 const ROLES: Readonly<Record<string, TurnRole>> = {
@@ -30,27 +24,13 @@ const ROLES: Readonly<Record<string, TurnRole>> = {
   tool: 'tool',
 };
 
-function parts(message: Obj): readonly unknown[] {
-  return Array.isArray(message.content) ? message.content : [];
-}
-
-function readCalls(message: Obj): readonly CallItem[] {
-  const calls: CallItem[] = [];
-  for (const part of parts(message)) {
-    if (isObj(part) && part.type === 'tool-call' && part.providerExecuted !== true) {
-      calls.push(callItem(part, part.toolCallId, part.toolName, calls.length));
-    }
-  }
-  return calls.length === 0 ? NONE : calls;
-}
-
-function readResults(message: Obj): readonly ResultItem[] {
-  const results: ResultItem[] = [];
-  for (const part of parts(message)) {
-    if (isObj(part) && part.type === 'tool-result') results.push({ id: idOf(part.toolCallId), source: part });
-  }
-  return results.length === 0 ? NONE : results;
-}
+const READ = contentReaders({
+  isCall: (part) => part.type === 'tool-call' && part.providerExecuted !== true,
+  callId: 'toolCallId',
+  callName: 'toolName',
+  resultType: 'tool-result',
+  resultId: 'toolCallId',
+});
 
 function writeResultPart(out: OutResult): Obj {
   if (out.source === null) {
@@ -64,41 +44,12 @@ function writeResultPart(out: OutResult): Obj {
   return { ...strip(out.source), toolCallId: out.id };
 }
 
-/** Rewrite the parts of a message: call and result parts through `items`, others lose their artifacts. */
-function rewriteParts(message: Obj, items: ReadonlyMap<unknown, () => Obj | null>): unknown[] {
-  const written: unknown[] = [];
-  for (const part of parts(message)) {
-    const write = items.get(part);
-    if (write === undefined) {
-      written.push(isObj(part) ? strip(part) : part);
-      continue;
-    }
-    const next = write();
-    if (next !== null) written.push(next);
-  }
-  return written;
-}
-
 function writeTurn(turn: Turn, edit: TurnEdit): unknown[] {
   const message = strip(turn.source as Obj);
   if (!Array.isArray(message.content) || (turn.calls.length === 0 && turn.results.length === 0)) {
     return [stripMessage(message)];
   }
-  const items = new Map<unknown, () => Obj | null>();
-  for (const call of turn.calls) {
-    items.set(call.source, () => {
-      const out = edit.calls.get(call);
-      return out === undefined ? null : writeCallObject(out, 'toolCallId');
-    });
-  }
-  for (const result of turn.results) {
-    items.set(result.source, () => {
-      const out = edit.results.get(result);
-      return out === undefined ? null : writeResultPart(out);
-    });
-  }
-  const content = rewriteParts(message, items);
-  return content.length === 0 ? [] : [{ ...message, content }];
+  return rewriteContent(message, turn, edit, 'toolCallId', writeResultPart);
 }
 
 /** The AI SDK `ModelMessage` adapter. */
@@ -108,7 +59,7 @@ export const aiSdkFormat: FormatAdapter = Object.freeze({
   block: 'run' as const,
 
   read(message: unknown, index: number): Turn {
-    return readTurn(message, index, ROLES, 'tool', { calls: readCalls, results: readResults });
+    return readTurn(message, index, ROLES, 'tool', READ);
   },
 
   write: writeTurn,

@@ -3,13 +3,10 @@
  * the user message right after (results first, then any other content). `server_tool_use` blocks
  * are answered inside the assistant message and are left out of the checks.
  */
+import { contentElements, contentReaders, rewriteContent } from './content-turns.js';
 import {
-  type CallItem,
-  callItem,
   type FormatAdapter,
-  idOf,
   isObj,
-  NONE,
   notExecutedText,
   type Obj,
   type OutResult,
@@ -20,30 +17,17 @@ import {
   type Turn,
   type TurnEdit,
   type TurnRole,
-  writeCallObject,
 } from './turns.js';
 
 const ROLES: Readonly<Record<string, TurnRole>> = { user: 'user', assistant: 'assistant' };
 
-function blocks(message: Obj): readonly unknown[] {
-  return Array.isArray(message.content) ? message.content : [];
-}
-
-function readCalls(message: Obj): readonly CallItem[] {
-  const calls: CallItem[] = [];
-  for (const block of blocks(message)) {
-    if (isObj(block) && block.type === 'tool_use') calls.push(callItem(block, block.id, block.name, calls.length));
-  }
-  return calls.length === 0 ? NONE : calls;
-}
-
-function readResults(message: Obj): readonly ResultItem[] {
-  const results: ResultItem[] = [];
-  for (const block of blocks(message)) {
-    if (isObj(block) && block.type === 'tool_result') results.push({ id: idOf(block.tool_use_id), source: block });
-  }
-  return results.length === 0 ? NONE : results;
-}
+const READ = contentReaders({
+  isCall: (block) => block.type === 'tool_use',
+  callId: 'id',
+  callName: 'name',
+  resultType: 'tool_result',
+  resultId: 'tool_use_id',
+});
 
 function writeResultBlock(out: OutResult): Obj {
   if (out.source === null) {
@@ -54,17 +38,7 @@ function writeResultBlock(out: OutResult): Obj {
 
 function writeAssistant(message: Obj, turn: Turn, edit: TurnEdit): unknown[] {
   if (!Array.isArray(message.content)) return [stripMessage(message)];
-  const calls = new Map<unknown, CallItem>(turn.calls.map((call) => [call.source, call]));
-  const content: unknown[] = [];
-  for (const block of message.content) {
-    const call = calls.get(block);
-    if (call === undefined) content.push(isObj(block) ? strip(block) : block);
-    else {
-      const out = edit.calls.get(call);
-      if (out !== undefined) content.push(writeCallObject(out, 'id'));
-    }
-  }
-  return content.length === 0 ? [] : [{ ...message, content }];
+  return rewriteContent(message, turn, edit, 'id', writeResultBlock);
 }
 
 /** A user turn: its kept results, then the results appended to its block, then its other content. */
@@ -75,7 +49,7 @@ function writeUser(message: Obj, turn: Turn, edit: TurnEdit): unknown[] {
   if (typeof message.content === 'string') {
     if (message.content !== '') other.push({ type: 'text', text: message.content });
   } else {
-    for (const block of blocks(message)) {
+    for (const block of contentElements(message)) {
       const result = results.get(block);
       if (result === undefined) other.push(isObj(block) ? strip(block) : block);
       else {
@@ -96,7 +70,7 @@ export const anthropicFormat: FormatAdapter = Object.freeze({
   block: 'next' as const,
 
   read(message: unknown, index: number): Turn {
-    return readTurn(message, index, ROLES, 'user', { calls: readCalls, results: readResults });
+    return readTurn(message, index, ROLES, 'user', READ);
   },
 
   write(turn: Turn, edit: TurnEdit): unknown[] {

@@ -118,8 +118,11 @@ export class WorkingDocument {
     return clone;
   }
 
-  /** The owned parent of the location `tokens` addresses (there is one: `tokens` is not empty). */
-  #parentForWrite(target: Target): Container {
+  /**
+   * The owned parent of the location `tokens` addresses (there is one: `tokens` is not empty), the
+   * location's token in it and the parent's depth.
+   */
+  #slotForWrite(target: Target): { readonly parent: Container; readonly token: string; readonly depth: number } {
     const tokens = target.tokens;
     const root = this.root;
     if (!isContainer(root)) throw notContainer(target, 0);
@@ -137,7 +140,7 @@ export class WorkingDocument {
       }
       node = owned;
     }
-    return node;
+    return { parent: node, token: tokens[last] as string, depth: last };
   }
 
   /** The value at `tokens`; throws `path_not_found` when there is none. */
@@ -153,13 +156,11 @@ export class WorkingDocument {
 
   /** RFC 6902 `add`: insert into an array, set an object member (replacing it), or replace the root. */
   add(target: Target, value: JsonValue): void {
-    const tokens = target.tokens;
-    if (tokens.length === 0) {
+    if (target.tokens.length === 0) {
       this.root = value;
       return;
     }
-    const parent = this.#parentForWrite(target);
-    const token = tokens[tokens.length - 1] as string;
+    const { parent, token, depth } = this.#slotForWrite(target);
     if (!Array.isArray(parent)) {
       setMember(parent, token, value);
       return;
@@ -176,7 +177,7 @@ export class WorkingDocument {
       throw refuse(
         target,
         'path_not_found',
-        `index ${token} is past the end of the array at ${prefix(target, tokens.length - 1)} (length ${parent.length}; use \`-\` to append)`,
+        `index ${token} is past the end of the array at ${prefix(target, depth)} (length ${parent.length}; use \`-\` to append)`,
       );
     }
     if (index === parent.length) parent.push(value);
@@ -185,8 +186,7 @@ export class WorkingDocument {
 
   /** RFC 6902 `remove`; returns the removed value. The root cannot be removed. */
   remove(target: Target): JsonValue {
-    const tokens = target.tokens;
-    if (tokens.length === 0) {
+    if (target.tokens.length === 0) {
       throw new JsonPatchError({
         code: 'invalid_patch',
         reason: '`remove` at `""` would leave no document',
@@ -194,9 +194,8 @@ export class WorkingDocument {
         operation: target.operation.raw,
       });
     }
-    const parent = this.#parentForWrite(target);
-    const token = tokens[tokens.length - 1] as string;
-    const removed = child(parent, token, target, tokens.length - 1);
+    const { parent, token, depth } = this.#slotForWrite(target);
+    const removed = child(parent, token, target, depth);
     if (Array.isArray(parent)) parent.splice(arrayIndexOf(token) as number, 1);
     else delete parent[token];
     return removed;
@@ -204,14 +203,12 @@ export class WorkingDocument {
 
   /** RFC 6902 `replace`: the location must exist. */
   replace(target: Target, value: JsonValue): void {
-    const tokens = target.tokens;
-    if (tokens.length === 0) {
+    if (target.tokens.length === 0) {
       this.root = value;
       return;
     }
-    const parent = this.#parentForWrite(target);
-    const token = tokens[tokens.length - 1] as string;
-    child(parent, token, target, tokens.length - 1);
+    const { parent, token, depth } = this.#slotForWrite(target);
+    child(parent, token, target, depth);
     if (Array.isArray(parent)) parent[arrayIndexOf(token) as number] = value;
     else setMember(parent, token, value);
   }

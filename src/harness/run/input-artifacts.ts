@@ -7,6 +7,7 @@ import { codeList } from '../../core/code-list.js';
 import { HarnessInputError } from '../errors.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
+import { loadFailedError, usableArtifact } from '../tools/artifact-errors.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
 import { type CheckedArtifact, checkArtifact, checkMetadata, shareArtifact } from '../visual/check-artifact.js';
 import { DeadlineExceeded, withinDeadline } from './race.js';
@@ -160,23 +161,13 @@ export function createInputArtifactStore(
           ...(scope.signal === undefined ? {} : { signal: scope.signal }),
         }),
     );
-    if (!outcome.ok) {
-      throw new ToolCallError(
-        outcome.timedOut ? 'timed_out' : 'failed',
-        'artifact_load_failed',
-        `Input artifact \`${id}\` could not be loaded: ${outcome.reason}; you may try again`,
-        { cause: outcome.error },
-      );
-    }
-    const checked = checkArtifact(outcome.value, {
+    if (!outcome.ok) throw loadFailedError(outcome, 'artifact_load_failed', `Input artifact \`${id}\``);
+    const bounds = {
       maxBytes: limits.maxInputArtifactBytes,
       maxMetadataBytes: limits.maxArtifactMetadataBytes,
       imageOnly: false,
-    });
-    if (!checked.ok) {
-      throw new ToolCallError('failed', 'artifact_invalid', `Input artifact \`${id}\` is unusable: ${checked.problem}`);
-    }
-    return checked.artifact;
+    };
+    return usableArtifact(outcome.value, bounds, 'artifact_invalid', `Input artifact \`${id}\``);
   }
 
   return {

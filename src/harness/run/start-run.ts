@@ -15,14 +15,15 @@ import { createEmitter } from '../events.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { MainModel, ModelMessage } from '../models/types.js';
-import { commitRenderTool } from '../tools/commit-render.js';
+import type { AgentTool, ToolBody } from '../tools/agent-tool.js';
+import { commitRenderBody } from '../tools/commit-render.js';
 import { type CompiledTool, offeredTools } from '../tools/compile-tools.js';
 import { createEvidenceStore } from '../tools/evidence-store.js';
-import { inspectAssetTool } from '../tools/inspect-asset.js';
-import { inspectVisualTool } from '../tools/inspect-visual.js';
-import { renderDesignTool } from '../tools/render-design.js';
+import { inspectAssetBody } from '../tools/inspect-asset.js';
+import { inspectVisualBody } from '../tools/inspect-visual.js';
+import { renderDesignBody } from '../tools/render-design.js';
 import { retrieveEvidenceTool } from '../tools/retrieve-evidence.js';
-import { searchAssetsTool } from '../tools/search-assets.js';
+import { searchAssetsBody } from '../tools/search-assets.js';
 import type { ToolMiddleware } from '../tools/tool-middleware.js';
 import type { TraceRedactor } from '../traces.js';
 import { createRenderStore } from '../visual/render-store.js';
@@ -89,30 +90,30 @@ async function trustedDesign(setup: HarnessSetup, stored: unknown): Promise<Json
 function toolsOf(setup: HarnessSetup, run: RunContext, input: CheckedRunInput): Map<string, CompiledTool> {
   const { request } = input;
   const offered = offeredTools(setup.tools, new Set(run.capabilities));
-  const bind = (template: CompiledTool, tool: unknown): CompiledTool => ({
+  const bind = (template: CompiledTool, execute: ToolBody<never>): CompiledTool => ({
     ...template,
-    tool: tool as CompiledTool['tool'],
+    tool: { ...template.tool, execute: execute as ToolBody },
   });
   const builtIns: CompiledTool[] = [];
   const { vision, renderer } = setup;
   const { inspectVisual, render, commit } = setup.builtIns;
   if (vision !== undefined && inspectVisual !== undefined && run.inputs.descriptors.length > 0) {
-    builtIns.push(bind(inspectVisual, inspectVisualTool(run, vision, inspectVisual.tool)));
+    builtIns.push(bind(inspectVisual, inspectVisualBody(run, vision)));
   }
   if (vision !== undefined && renderer !== undefined && render !== undefined && commit !== undefined) {
     const rules = { spec: setup.spec, policies: setup.policies, request };
-    builtIns.push(bind(render, renderDesignTool(run, { renderer, vision, rules }, render.tool)));
-    builtIns.push(bind(commit, commitRenderTool(run)));
+    builtIns.push(bind(render, renderDesignBody(run, { renderer, vision, rules })));
+    builtIns.push(bind(commit, commitRenderBody(run)));
   }
   for (const search of setup.builtIns.searches) {
-    builtIns.push(bind(search.tool, searchAssetsTool(run, search.provider, search.tool.tool)));
+    builtIns.push(bind(search.tool, searchAssetsBody(run, search.provider)));
   }
   const { inspectAsset } = setup.builtIns;
   if (vision !== undefined && inspectAsset !== undefined) {
-    builtIns.push(bind(inspectAsset, inspectAssetTool(run, vision, inspectAsset.tool)));
+    builtIns.push(bind(inspectAsset, inspectAssetBody(run, vision)));
   }
   if ([...offered, ...builtIns].some((tool) => tool.keepsEvidence)) {
-    builtIns.push(bind(setup.builtIns.retrieve, retrieveEvidenceTool(run.evidence, run.limits)));
+    builtIns.push({ ...setup.builtIns.retrieve, tool: retrieveEvidenceTool(run.evidence, run.limits) as AgentTool });
   }
   const all = [...offered, ...builtIns]
     .map((tool) => ({ ...tool, failureMode: failureModeOf(input, tool.name, tool.failureMode) }))

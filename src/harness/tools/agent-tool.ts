@@ -133,6 +133,9 @@ export interface ToolOutcome {
   readonly elapsedMs: number;
 }
 
+/** The body of a tool: what a run binds to a built-in's compiled definition. */
+export type ToolBody<Input = unknown, Output = unknown> = AgentTool<Input, Output>['execute'];
+
 /** The body of a built-in before a run binds it. */
 export function unbound(): never {
   throw new Error('A built-in tool was called outside a run');

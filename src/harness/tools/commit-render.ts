@@ -3,11 +3,10 @@
  * is rendered again or persisted; the last commit wins.
  */
 
-import { codeList } from '../../core/code-list.js';
 import type { RunContext } from '../run/run-context.js';
 import { RENDER_REF_PATTERN } from '../visual/render-store.js';
-import { type AgentTool, unbound } from './agent-tool.js';
-import { ToolCallError } from './tool-call-error.js';
+import { type AgentTool, type ToolBody, unbound } from './agent-tool.js';
+import { ToolCallError, unknownRefError } from './tool-call-error.js';
 
 /** Name of the built-in commit tool. */
 export const COMMIT_RENDER = 'commit_render';
@@ -32,7 +31,7 @@ interface CommitOutput {
   readonly operations: number;
 }
 
-/** The definition of `commit_render` (its body is bound per run by {@link commitRenderTool}). */
+/** The definition of `commit_render`; a run binds {@link commitRenderBody} to it. */
 export const COMMIT_RENDER_DEFINITION: AgentTool<{ render_ref: string }, CommitOutput> = Object.freeze({
   name: COMMIT_RENDER,
   description:
@@ -41,29 +40,25 @@ export const COMMIT_RENDER_DEFINITION: AgentTool<{ render_ref: string }, CommitO
   execute: unbound,
 });
 
-/** Build the run's `commit_render` tool. */
-export function commitRenderTool(run: RunContext): AgentTool<{ render_ref: string }, CommitOutput> {
-  return {
-    ...COMMIT_RENDER_DEFINITION,
-    execute({ render_ref: ref }) {
-      if (!run.canEdit) {
-        throw new ToolCallError(
-          'rejected',
-          'edit_not_allowed',
-          'Editing is not allowed in this run: nothing can be committed',
-        );
-      }
-      const record = run.renders.get(ref);
-      if (record === undefined) {
-        const known = codeList(run.renders.list().map((item) => item.ref));
-        throw new ToolCallError(
-          'rejected',
-          'unknown_render_ref',
-          `Unknown render ref \`${ref}\`: commit the render_ref of a successful render of this run (known: ${known})`,
-        );
-      }
-      run.renders.committed = record;
-      return { committed: record.ref, changed: record.changed, operations: record.patch.length };
-    },
+/** The body of the run's `commit_render` tool. */
+export function commitRenderBody(run: RunContext): ToolBody<{ render_ref: string }, CommitOutput> {
+  return function commitRender({ render_ref: ref }) {
+    if (!run.canEdit) {
+      throw new ToolCallError(
+        'rejected',
+        'edit_not_allowed',
+        'Editing is not allowed in this run: nothing can be committed',
+      );
+    }
+    const record = run.renders.get(ref);
+    if (record === undefined) {
+      throw unknownRefError(
+        'unknown_render_ref',
+        `Unknown render ref \`${ref}\`: commit the render_ref of a successful render of this run`,
+        run.renders.list().map((item) => item.ref),
+      );
+    }
+    run.renders.committed = record;
+    return { committed: record.ref, changed: record.changed, operations: record.patch.length };
   };
 }

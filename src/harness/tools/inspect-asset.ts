@@ -4,17 +4,17 @@
  * inspections have their own budget, charged only once a preview is in hand.
  */
 
-import { codeList } from '../../core/code-list.js';
 import { ASSET_REF_PATTERN } from '../assets/asset-registry.js';
 import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
 import { DeadlineExceeded, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
-import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
+import type { CheckedArtifact } from '../visual/check-artifact.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
-import { type AgentTool, unbound } from './agent-tool.js';
+import { type AgentTool, type ToolBody, unbound } from './agent-tool.js';
+import { loadFailedError, usableArtifact } from './artifact-errors.js';
 import { chargeCall } from './call-charge.js';
 import { questionsSchema } from './inspect-visual.js';
-import { ToolCallError } from './tool-call-error.js';
+import { ToolCallError, unknownRefError } from './tool-call-error.js';
 
 /** Name of the built-in asset inspection tool. */
 export const INSPECT_ASSET = 'inspect_asset';
@@ -24,7 +24,7 @@ interface InspectAssetInput {
   readonly questions?: readonly string[];
 }
 
-/** The definition of `inspect_asset` (its body is bound per run by {@link inspectAssetTool}). */
+/** The definition of `inspect_asset`; a run binds {@link inspectAssetBody} to it. */
 export function inspectAssetDefinition(limits: ResolvedLimits): AgentTool<InspectAssetInput> {
   return {
     name: INSPECT_ASSET,
@@ -66,72 +66,55 @@ async function loadPreview(run: RunContext, ref: string): Promise<CheckedArtifac
           ...(run.signal === undefined ? {} : { signal: run.signal }),
         }),
     );
-    if (!loaded.ok) {
-      throw new ToolCallError(
-        loaded.timedOut ? 'timed_out' : 'failed',
-        'preview_load_failed',
-        `The preview of \`${ref}\` could not be loaded: ${loaded.reason}; you may try again`,
-        { cause: loaded.error },
-      );
-    }
+    if (!loaded.ok) throw loadFailedError(loaded, 'preview_load_failed', `The preview of \`${ref}\``);
     value = loaded.value;
   }
-  const checked = checkArtifact(value, {
+  const bounds = {
     maxBytes: limits.maxAssetPreviewBytes,
     maxMetadataBytes: limits.maxArtifactMetadataBytes,
     imageOnly: true,
-  });
-  if (!checked.ok)
-    throw new ToolCallError('failed', 'preview_invalid', `The preview of \`${ref}\` is unusable: ${checked.problem}`);
-  return checked.artifact;
+  };
+  return usableArtifact(value, bounds, 'preview_invalid', `The preview of \`${ref}\``);
 }
 
-/** Build the run's `inspect_asset` tool from its definition. */
-export function inspectAssetTool(
-  run: RunContext,
-  vision: VisionSetup,
-  definition: AgentTool,
-): AgentTool<InspectAssetInput> {
-  return {
-    ...(definition as AgentTool<InspectAssetInput>),
-    async execute({ asset_ref: ref, questions }, context) {
-      const record = run.assets.get(ref);
-      if (record === undefined) {
-        const known = codeList(run.assets.approved().map((asset) => asset.ref));
-        throw new ToolCallError(
-          'rejected',
-          'unknown_asset_ref',
-          `Unknown asset ref \`${ref}\`: use a ref from an asset search of this run (known: ${known})`,
-        );
-      }
-      if (!record.approved.hasPreview) {
-        throw new ToolCallError('rejected', 'no_preview', `Asset \`${ref}\` has no preview to look at`);
-      }
-      if (run.assets.inspections >= run.limits.maxAssetInspections) {
-        throw new ToolCallError(
-          'rejected',
-          'inspection_budget_exhausted',
-          `This run has used its ${run.limits.maxAssetInspections} asset inspections; continue without them`,
-        );
-      }
-      const artifact = await run.assets.preview(ref, () => loadPreview(run, ref));
-      run.assets.inspections += 1;
-      chargeCall(context);
-      const title = record.approved.title === null ? '' : ` (${record.approved.title})`;
-      const { review } = await reviewVisually(run, vision, {
-        purpose: 'asset_inspection',
-        questions: questionsFor('asset_inspection', questions),
-        images: [
-          {
-            label: `${ref}${title}: preview of asset \`${record.approved.id}\` from \`${record.approved.provider}\``,
-            artifact,
-          },
-        ],
-        structured: false,
-        stepId: context.stepId,
-        toolCallId: context.callId,
-      });
-      return { asset_ref: ref, answer: review };
-    },
+/** The body of the run's `inspect_asset` tool. */
+export function inspectAssetBody(run: RunContext, vision: VisionSetup): ToolBody<InspectAssetInput> {
+  return async function inspectAsset({ asset_ref: ref, questions }, context) {
+    const record = run.assets.get(ref);
+    if (record === undefined) {
+      throw unknownRefError(
+        'unknown_asset_ref',
+        `Unknown asset ref \`${ref}\`: use a ref from an asset search of this run`,
+        run.assets.approved().map((asset) => asset.ref),
+      );
+    }
+    if (!record.approved.hasPreview) {
+      throw new ToolCallError('rejected', 'no_preview', `Asset \`${ref}\` has no preview to look at`);
+    }
+    if (run.assets.inspections >= run.limits.maxAssetInspections) {
+      throw new ToolCallError(
+        'rejected',
+        'inspection_budget_exhausted',
+        `This run has used its ${run.limits.maxAssetInspections} asset inspections; continue without them`,
+      );
+    }
+    const artifact = await run.assets.preview(ref, () => loadPreview(run, ref));
+    run.assets.inspections += 1;
+    chargeCall(context);
+    const title = record.approved.title === null ? '' : ` (${record.approved.title})`;
+    const { review } = await reviewVisually(run, vision, {
+      purpose: 'asset_inspection',
+      questions: questionsFor('asset_inspection', questions),
+      images: [
+        {
+          label: `${ref}${title}: preview of asset \`${record.approved.id}\` from \`${record.approved.provider}\``,
+          artifact,
+        },
+      ],
+      structured: false,
+      stepId: context.stepId,
+      toolCallId: context.callId,
+    });
+    return { asset_ref: ref, answer: review };
   };
 }

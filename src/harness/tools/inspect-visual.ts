@@ -5,7 +5,7 @@
 import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
 import type { RunContext } from '../run/run-context.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
-import { type AgentTool, unbound } from './agent-tool.js';
+import { type AgentTool, type ToolBody, unbound } from './agent-tool.js';
 import { ToolCallError } from './tool-call-error.js';
 
 /** Name of the built-in tool that looks at input artifacts. */
@@ -35,7 +35,7 @@ export function blankQuestion(input: unknown): string | null {
   return index === -1 ? null : `/questions/${index}: a question must not be blank`;
 }
 
-/** The definition of `inspect_visual` (its body is bound per run by {@link inspectVisualTool}). */
+/** The definition of `inspect_visual`; a run binds {@link inspectVisualBody} to it. */
 export function inspectVisualDefinition(limits: ResolvedLimits): AgentTool<InspectInput> {
   return {
     name: INSPECT_VISUAL,
@@ -55,32 +55,25 @@ export function inspectVisualDefinition(limits: ResolvedLimits): AgentTool<Inspe
   };
 }
 
-/** Build the run's `inspect_visual` tool from its definition. */
-export function inspectVisualTool(
-  run: RunContext,
-  vision: VisionSetup,
-  definition: AgentTool,
-): AgentTool<InspectInput> {
-  return {
-    ...(definition as AgentTool<InspectInput>),
-    async execute(input, context) {
-      const artifact = await context.loadInputArtifact(input.artifact_id);
-      if (!artifact.mediaType.startsWith('image/')) {
-        throw new ToolCallError(
-          'rejected',
-          'not_an_image',
-          `Input artifact \`${input.artifact_id}\` is \`${artifact.mediaType}\`, not an image the vision model can look at`,
-        );
-      }
-      const { review } = await reviewVisually(run, vision, {
-        purpose: 'asset_inspection',
-        questions: questionsFor('asset_inspection', input.questions),
-        images: [{ label: `input artifact ${input.artifact_id}`, artifact }],
-        structured: false,
-        stepId: context.stepId,
-        toolCallId: context.callId,
-      });
-      return { answer: review };
-    },
+/** The body of the run's `inspect_visual` tool. */
+export function inspectVisualBody(run: RunContext, vision: VisionSetup): ToolBody<InspectInput> {
+  return async function inspectVisual(input, context) {
+    const artifact = await context.loadInputArtifact(input.artifact_id);
+    if (!artifact.mediaType.startsWith('image/')) {
+      throw new ToolCallError(
+        'rejected',
+        'not_an_image',
+        `Input artifact \`${input.artifact_id}\` is \`${artifact.mediaType}\`, not an image the vision model can look at`,
+      );
+    }
+    const { review } = await reviewVisually(run, vision, {
+      purpose: 'asset_inspection',
+      questions: questionsFor('asset_inspection', input.questions),
+      images: [{ label: `input artifact ${input.artifact_id}`, artifact }],
+      structured: false,
+      stepId: context.stepId,
+      toolCallId: context.callId,
+    });
+    return { answer: review };
   };
 }

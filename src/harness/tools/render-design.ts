@@ -4,7 +4,6 @@
  * have the vision model review it. Every render is checked like a proposal before it is made.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
-import { codeList } from '../../core/code-list.js';
 import { deepFreeze } from '../../core/deep-freeze.js';
 import { firstDifference } from '../design/first-difference.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
@@ -15,14 +14,15 @@ import { applyToDesign, checkCandidate, type ProposalRules } from '../run/check-
 import { OPERATION_SCHEMA } from '../run/contract.js';
 import { DeadlineExceeded, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
-import { type CheckedArtifact, checkArtifact } from '../visual/check-artifact.js';
+import type { CheckedArtifact } from '../visual/check-artifact.js';
 import { RENDER_REF_PATTERN, type RenderRecord } from '../visual/render-store.js';
 import type { Renderer } from '../visual/renderer.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
-import { type AgentTool, type ToolContext, unbound } from './agent-tool.js';
+import { type AgentTool, type ToolBody, type ToolContext, unbound } from './agent-tool.js';
+import { usableArtifact } from './artifact-errors.js';
 import { chargeCall } from './call-charge.js';
 import { questionsSchema } from './inspect-visual.js';
-import { ToolCallError } from './tool-call-error.js';
+import { ToolCallError, unknownRefError } from './tool-call-error.js';
 
 /** Name of the built-in render tool. */
 export const RENDER_DESIGN = 'render_design';
@@ -103,18 +103,15 @@ async function renderWithin(
       { cause: rendered.error },
     );
   }
-  const value: unknown = rendered.value;
-  const checked = checkArtifact(value, {
+  const bounds = {
     maxBytes: limits.maxRenderBytes,
     maxMetadataBytes: limits.maxArtifactMetadataBytes,
     imageOnly: true,
-  });
-  if (!checked.ok)
-    throw new ToolCallError('failed', 'render_invalid', `The render \`${renderRef}\` is unusable: ${checked.problem}`);
-  return checked.artifact;
+  };
+  return usableArtifact(rendered.value, bounds, 'render_invalid', `The render \`${renderRef}\``);
 }
 
-/** The definition of `render_design` (its body is bound per run by {@link renderDesignTool}). */
+/** The definition of `render_design`; a run binds {@link renderDesignBody} to it. */
 export function renderDesignDefinition(limits: ResolvedLimits): AgentTool<RenderInput, RenderOutput> {
   return {
     name: RENDER_DESIGN,
@@ -143,10 +140,10 @@ async function checkRender(run: RunContext, setup: RenderSetup, input: RenderInp
   const baseRef = input.base_render_ref;
   const base = baseRef === undefined ? undefined : renders.get(baseRef);
   if (baseRef !== undefined && base === undefined) {
-    const known = codeList(renders.list().map((record) => record.ref));
-    rejected(
+    throw unknownRefError(
       'unknown_render_ref',
-      `Unknown render ref \`${baseRef}\`: use the render_ref of a successful render of this run (known: ${known})`,
+      `Unknown render ref \`${baseRef}\`: use the render_ref of a successful render of this run`,
+      renders.list().map((record) => record.ref),
     );
   }
   const baseDesign = base?.candidate ?? run.design;
@@ -204,44 +201,37 @@ async function checkRender(run: RunContext, setup: RenderSetup, input: RenderInp
   return { base, composed, candidate, changed, unchanged };
 }
 
-/** Build the run's `render_design` tool from its definition. */
-export function renderDesignTool(
-  run: RunContext,
-  setup: RenderSetup,
-  definition: AgentTool,
-): AgentTool<RenderInput, RenderOutput> {
+/** The body of the run's `render_design` tool. */
+export function renderDesignBody(run: RunContext, setup: RenderSetup): ToolBody<RenderInput, RenderOutput> {
   const { limits, renders } = run;
-  return {
-    ...(definition as AgentTool<RenderInput, RenderOutput>),
-    async execute(input, context: ToolContext) {
-      const { base, composed, candidate, changed, unchanged } = await checkRender(run, setup, input);
-      if (renders.charged >= limits.maxRenders) {
-        rejected(
-          'render_budget_exhausted',
-          `This run has used its ${limits.maxRenders} renders; continue without rendering`,
-        );
-      }
-      const ref = renders.charge(unchanged);
-      chargeCall(context);
-      const artifact = await renderWithin(run, setup, candidate, ref, base?.ref);
-      const images: VisionImage[] =
-        base === undefined
-          ? [{ label: `${ref}: the candidate design as rendered`, artifact }]
-          : [
-              { label: `${base.ref}: the base render`, artifact: base.artifact },
-              { label: `${ref}: the new render (the base with the patch applied)`, artifact },
-            ];
-      const purpose = base === undefined ? 'render_review' : 'comparison';
-      const { review } = await reviewVisually(run, setup.vision, {
-        purpose,
-        questions: questionsFor(purpose, input.questions),
-        images,
-        structured: true,
-        stepId: context.stepId,
-        toolCallId: context.callId,
-      });
-      renders.add({ ref, baseRef: base?.ref, patch: composed, candidate, changed, artifact, review });
-      return { visual_review: review, render_ref: ref };
-    },
+  return async function renderDesign(input, context: ToolContext) {
+    const { base, composed, candidate, changed, unchanged } = await checkRender(run, setup, input);
+    if (renders.charged >= limits.maxRenders) {
+      rejected(
+        'render_budget_exhausted',
+        `This run has used its ${limits.maxRenders} renders; continue without rendering`,
+      );
+    }
+    const ref = renders.charge(unchanged);
+    chargeCall(context);
+    const artifact = await renderWithin(run, setup, candidate, ref, base?.ref);
+    const images: VisionImage[] =
+      base === undefined
+        ? [{ label: `${ref}: the candidate design as rendered`, artifact }]
+        : [
+            { label: `${base.ref}: the base render`, artifact: base.artifact },
+            { label: `${ref}: the new render (the base with the patch applied)`, artifact },
+          ];
+    const purpose = base === undefined ? 'render_review' : 'comparison';
+    const { review } = await reviewVisually(run, setup.vision, {
+      purpose,
+      questions: questionsFor(purpose, input.questions),
+      images,
+      structured: true,
+      stepId: context.stepId,
+      toolCallId: context.callId,
+    });
+    renders.add({ ref, baseRef: base?.ref, patch: composed, candidate, changed, artifact, review });
+    return { visual_review: review, render_ref: ref };
   };
 }

@@ -5,7 +5,7 @@
 import { type AssetProvider, SEARCH_ASSETS_PREFIX } from '../assets/asset-provider.js';
 import type { ResolvedLimits } from '../limits.js';
 import type { RunContext } from '../run/run-context.js';
-import { type AgentTool, unbound } from './agent-tool.js';
+import { type AgentTool, type ToolBody, unbound } from './agent-tool.js';
 
 interface SearchInput {
   readonly query: string;
@@ -17,7 +17,7 @@ export function searchToolName(provider: AssetProvider): string {
   return `${SEARCH_ASSETS_PREFIX}${provider.name}`;
 }
 
-/** The definition of a provider's search tool (its body is bound per run by {@link searchAssetsTool}). */
+/** The definition of a provider's search tool; a run binds {@link searchAssetsBody} to it. */
 export function searchAssetsDefinition(provider: AssetProvider, limits: ResolvedLimits): AgentTool<SearchInput> {
   const about = provider.description?.trim();
   return {
@@ -50,40 +50,33 @@ export function blankQuery(input: unknown): string | null {
   return typeof query === 'string' && query.trim() === '' ? '/query: the query must not be blank' : null;
 }
 
-/** Build the run's search tool of `provider` from its definition. */
-export function searchAssetsTool(
-  run: RunContext,
-  provider: AssetProvider,
-  definition: AgentTool,
-): AgentTool<SearchInput> {
-  return {
-    ...(definition as AgentTool<SearchInput>),
-    async execute({ query, limit = run.limits.maxAssetResults }, context) {
-      const found = await provider.search(query, limit, {
-        runId: run.runId,
-        provider: provider.name,
-        timeoutSignal: context.timeoutSignal,
-        ...(context.signal === undefined ? {} : { signal: context.signal }),
-      });
-      const registered = run.assets.register(provider.name, query, found, limit, {
-        callId: context.callId,
-        stepId: context.stepId,
-      });
-      return {
-        provider: provider.name,
-        query,
-        assets: registered.assets.map((asset) => ({
-          ref: asset.ref,
-          id: asset.id,
-          title: asset.title,
-          kind: asset.kind,
-          uri: asset.uri,
-          metadata: asset.metadata,
-          preview: asset.hasPreview,
-        })),
-        truncated: registered.truncated,
-        duplicates_skipped: registered.duplicatesSkipped,
-      };
-    },
+/** The body of the run's search tool of `provider`. */
+export function searchAssetsBody(run: RunContext, provider: AssetProvider): ToolBody<SearchInput> {
+  return async function searchAssets({ query, limit = run.limits.maxAssetResults }, context) {
+    const found = await provider.search(query, limit, {
+      runId: run.runId,
+      provider: provider.name,
+      timeoutSignal: context.timeoutSignal,
+      ...(context.signal === undefined ? {} : { signal: context.signal }),
+    });
+    const registered = run.assets.register(provider.name, query, found, limit, {
+      callId: context.callId,
+      stepId: context.stepId,
+    });
+    return {
+      provider: provider.name,
+      query,
+      assets: registered.assets.map((asset) => ({
+        ref: asset.ref,
+        id: asset.id,
+        title: asset.title,
+        kind: asset.kind,
+        uri: asset.uri,
+        metadata: asset.metadata,
+        preview: asset.hasPreview,
+      })),
+      truncated: registered.truncated,
+      duplicates_skipped: registered.duplicatesSkipped,
+    };
   };
 }

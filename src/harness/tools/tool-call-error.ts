@@ -2,6 +2,7 @@
  * An error a tool throws to end its call with a chosen status and code, and a message written
  * for the model (the built-in tools use it for every refusal).
  */
+import { codeList } from '../../core/code-list.js';
 import { GuardError } from '../../errors.js';
 
 /** How a {@link ToolCallError} ends the call. */
@@ -21,4 +22,9 @@ export class ToolCallError extends GuardError {
     super(code, message, { ...options, llmMessage: message });
     this.status = status;
   }
+}
+
+/** A rejected call naming a ref this run does not know: `<message> (known: <refs>)`. */
+export function unknownRefError(code: string, message: string, known: Iterable<string>): ToolCallError {
+  return new ToolCallError('rejected', code, `${message} (known: ${codeList(known)})`);
 }

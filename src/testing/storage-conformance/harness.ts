@@ -1,6 +1,7 @@
 /**
  * The frame every conformance case runs in: fresh clients per case, all closed when it ends.
  */
+import assert from 'node:assert/strict';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 
 /** The test-framework functions the suite registers with; Vitest's `describe` and `it` fit. */
@@ -84,4 +85,24 @@ export function createConformanceSuite(options: StorageConformanceOptions): Conf
       );
     },
   };
+}
+
+/**
+ * Register the cases of an optional capability in a group when the driver declared it; otherwise
+ * one case that checks its clients have no `capability` (a driver must not offer what its
+ * conformance run never exercised).
+ */
+export function defineOptionalCases(
+  suite: ConformanceSuite,
+  capability: 'watch' | 'identity',
+  titles: { readonly absent: string; readonly group: string },
+  define: () => void,
+): void {
+  if (!suite[capability]) {
+    suite.test(titles.absent, async ({ open }) => {
+      assert.equal((await open())[capability], undefined);
+    });
+    return;
+  }
+  suite.group(titles.group, define);
 }

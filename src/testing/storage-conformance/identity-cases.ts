@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { LedgerIdentity, LedgerStorage } from '../../storage/ledger-storage.js';
 import { createNew } from './assertions.js';
-import type { ConformanceSuite } from './harness.js';
+import { type ConformanceSuite, defineOptionalCases } from './harness.js';
 import { makeTestRecord } from './make-test-record.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -20,13 +20,8 @@ function identityOf(storage: LedgerStorage): Promise<LedgerIdentity> {
  * checks that it has none.
  */
 export function defineIdentityCases(suite: ConformanceSuite): void {
-  if (!suite.identity) {
-    suite.test('keeps no ledger id, as declared', async ({ open }) => {
-      assert.equal((await open()).identity, undefined);
-    });
-    return;
-  }
-  suite.group('identity (optional ledger id)', () => {
+  const titles = { absent: 'keeps no ledger id, as declared', group: 'identity (optional ledger id)' };
+  defineOptionalCases(suite, 'identity', titles, () => {
     suite.test(
       'every client of one store meets one ledger id, however many initialise it at once',
       async ({ openMany }) => {

@@ -23,6 +23,8 @@ async function seed(
 
 /** Eleven records on seven update times: ties exercise the key tie-break across page edges. */
 const PAGED_TIMES = [T, T, T, T + 1, T + 2, T + 2, T + 3, T + 4, T + 4, T + 4, T + 5];
+/** The records of {@link PAGED_TIMES} that differ in nothing else. */
+const PAGED = PAGED_TIMES.map((updatedAt) => ({ updatedAt }));
 
 /** Register the list cases. */
 export function defineListCases(suite: ConformanceSuite): void {
@@ -80,11 +82,7 @@ export function defineListCases(suite: ConformanceSuite): void {
     suite.test('orders newest update first, then key descending', async ({ open }) => {
       const client = await open();
       const tool = uniqueName('order');
-      const records = await seed(
-        client,
-        tool,
-        PAGED_TIMES.map((updatedAt) => ({ updatedAt })),
-      );
+      const records = await seed(client, tool, PAGED);
       const page = await client.list({ tool });
       assert.deepEqual(keysOf(page.records), listOrder(records));
       assert.deepEqual(
@@ -97,11 +95,7 @@ export function defineListCases(suite: ConformanceSuite): void {
     suite.test('paging with limit and nextCursor visits every match exactly once', async ({ open }) => {
       const client = await open();
       const tool = uniqueName('paging');
-      const records = await seed(
-        client,
-        tool,
-        PAGED_TIMES.map((updatedAt) => ({ updatedAt })),
-      );
+      const records = await seed(client, tool, PAGED);
       for (const limit of [1, 2, 3, 4, 11, 12]) {
         const visited = await listEverything(client, { tool, limit });
         assert.deepEqual(keysOf(visited), listOrder(records), `limit ${limit}`);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { createNew } from './assertions.js';
-import type { ConformanceSuite } from './harness.js';
+import { type ConformanceSuite, defineOptionalCases } from './harness.js';
 import { makeTestRecord } from './make-test-record.js';
 
 /** How long a case waits for a notice the contract says must come. */
@@ -64,13 +64,8 @@ async function noticed(count: () => number, before: number): Promise<boolean> {
  * that it has none (a driver must not offer notices its conformance run never exercised).
  */
 export function defineWatchCases(suite: ConformanceSuite): void {
-  if (!suite.watch) {
-    suite.test('offers no `watch`, as declared', async ({ open }) => {
-      assert.equal((await open()).watch, undefined);
-    });
-    return;
-  }
-  suite.group('watch (optional change notices)', () => {
+  const titles = { absent: 'offers no `watch`, as declared', group: 'watch (optional change notices)' };
+  defineOptionalCases(suite, 'watch', titles, () => {
     suite.test(
       'a live watch hears of an update by another client, and stops hearing when it stops',
       async ({ open }) => {
