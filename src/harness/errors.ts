@@ -48,7 +48,7 @@ export const RunLimit = {
 /** Names of the limits a run can exceed. */
 export type RunLimit = (typeof RunLimit)[keyof typeof RunLimit];
 
-/** What a {@link RunLimitExceeded} carries. */
+/** What a {@link RunLimitExceededError} carries. */
 export interface RunLimitExceededInit extends GuardErrorOptions {
   readonly limit: RunLimit;
   /** The configured value of the limit. */
@@ -62,7 +62,7 @@ export interface RunLimitExceededInit extends GuardErrorOptions {
  * (provider tokens, tool-result bytes, repeated identical calls, identical candidates). No proposal
  * is returned.
  */
-export class RunLimitExceeded extends GuardError {
+export class RunLimitExceededError extends GuardError {
   readonly limit: RunLimit;
   readonly value: number;
   readonly runId: string;
@@ -74,6 +74,16 @@ export class RunLimitExceeded extends GuardError {
     this.runId = init.runId;
   }
 }
+
+/**
+ * The name {@link RunLimitExceededError} had before every error class ended in `Error`; the same
+ * class, so `instanceof RunLimitExceeded` goes on working.
+ *
+ * @deprecated Catch {@link RunLimitExceededError}.
+ */
+export const RunLimitExceeded: typeof RunLimitExceededError = RunLimitExceededError;
+/** @deprecated Use {@link RunLimitExceededError}. */
+export type RunLimitExceeded = RunLimitExceededError;
 
 /** A tool whose failure mode is `raise` failed or timed out; `cause` is what the tool threw. */
 export class ToolRaisedError extends GuardError {

@@ -49,6 +49,7 @@ export {
   HarnessInputError,
   RunLimit,
   RunLimitExceeded,
+  RunLimitExceededError,
   type RunLimitExceededInit,
   ToolRaisedError,
 } from './errors.js';

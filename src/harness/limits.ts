@@ -1,6 +1,6 @@
 /**
  * Run limits: defaults that bound every run, and opt-in guards that stop a run with
- * {@link RunLimitExceeded} when set.
+ * {@link RunLimitExceededError} when set.
  */
 
 import { integerOption } from '../option-checks.js';

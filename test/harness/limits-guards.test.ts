@@ -7,6 +7,7 @@ import {
   type HarnessLimits,
   type MainModel,
   RunLimitExceeded,
+  RunLimitExceededError,
 } from '../../src/harness/index.js';
 import { lookupColor, poster, posterSpec } from './helpers/fixtures.js';
 import { calls, final, ScriptedMainModel } from './helpers/scripted-main-model.js';
@@ -26,6 +27,8 @@ describe('opt-in guards', () => {
 
     const error = await run(model, { maxProviderTokens: 5_000, maxOutputTokens: 1_000 });
 
+    expect(error).toBeInstanceOf(RunLimitExceededError);
+    // The name it had before every error class ended in `Error` still catches it.
     expect(error).toBeInstanceOf(RunLimitExceeded);
     expect(error).toMatchObject({ limit: 'maxProviderTokens', value: 5_000 });
     expect(model.requests).toHaveLength(1);
@@ -75,7 +78,7 @@ describe('time limits and aborts', () => {
 
     const error = await run(stuck, { runTimeoutMs: 30 });
 
-    expect(error).toBeInstanceOf(RunLimitExceeded);
+    expect(error).toBeInstanceOf(RunLimitExceededError);
     expect(error).toMatchObject({ limit: 'runTimeoutMs', value: 30 });
   });
 

@@ -7,7 +7,7 @@ import {
   ModelAuthError,
   type PatchHarnessOptions,
   type RenderedArtifact,
-  RunLimitExceeded,
+  RunLimitExceededError,
   type ToolMiddleware,
 } from '../../src/harness/index.js';
 import { poster, posterSpec } from './helpers/fixtures.js';
@@ -322,7 +322,7 @@ describe('render budgets', () => {
 
     const error = await harness.run(base).catch((caught: unknown) => caught);
 
-    expect(error).toBeInstanceOf(RunLimitExceeded);
+    expect(error).toBeInstanceOf(RunLimitExceededError);
     expect(error).toMatchObject({ limit: 'maxProviderTokens', value: 50_000 });
     expect(model.requests).toHaveLength(1);
   });

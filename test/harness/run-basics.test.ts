@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPatchHarness, RunLimitExceeded } from '../../src/harness/index.js';
+import { createPatchHarness, RunLimitExceededError } from '../../src/harness/index.js';
 import { poster, posterSpec } from './helpers/fixtures.js';
 import { calls, final, ScriptedMainModel, text } from './helpers/scripted-main-model.js';
 
@@ -78,14 +78,14 @@ describe('harness.run: protocol errors', () => {
     expect(result.traces.map((trace) => trace.kind)).toEqual(['protocol_error', 'protocol_error', 'final']);
   });
 
-  it('stops with RunLimitExceeded once the protocol retries are exhausted', async () => {
+  it('stops with RunLimitExceededError once the protocol retries are exhausted', async () => {
     const model = new ScriptedMainModel([text('no'), text('still no'), text('never')]);
 
     const error = await harnessWith(model, { maxProtocolRetries: 2 })
       .run({ request: 'Hi', design: poster(), canEdit: true })
       .catch((caught: unknown) => caught);
 
-    expect(error).toBeInstanceOf(RunLimitExceeded);
+    expect(error).toBeInstanceOf(RunLimitExceededError);
     expect(error).toMatchObject({ limit: 'maxProtocolRetries', value: 2, code: 'run_limit_exceeded' });
     expect(model.requests).toHaveLength(3);
   });

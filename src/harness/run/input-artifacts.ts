@@ -10,7 +10,7 @@ import type { ArtifactMetadata, RenderedArtifact } from '../models/types.js';
 import { loadFailedError, usableArtifact } from '../tools/artifact-errors.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
 import { type CheckedArtifact, checkArtifact, checkMetadata, shareArtifact } from '../visual/check-artifact.js';
-import { DeadlineExceeded, withinDeadline } from './race.js';
+import { DeadlineExceededError, withinDeadline } from './race.js';
 
 /** What a lazy artifact's loader knows. */
 export interface ArtifactLoadContext {
@@ -153,7 +153,7 @@ export function createInputArtifactStore(
     const outcome = await withinDeadline(
       scope,
       limits.inputArtifactTimeoutMs,
-      () => new DeadlineExceeded('loading', limits.inputArtifactTimeoutMs),
+      () => new DeadlineExceededError('loading', limits.inputArtifactTimeoutMs),
       (timeoutSignal) =>
         (item.load as LazyInputArtifact['load'])({
           runId: scope.runId,

@@ -4,7 +4,7 @@
  */
 import { checkContext } from '../context-policy/check-context.js';
 import type { ModelContextPolicy } from '../context-policy/context-policy.js';
-import { RunLimit, RunLimitExceeded } from '../errors.js';
+import { RunLimit, RunLimitExceededError } from '../errors.js';
 import type {
   MainModel,
   ModelMessage,
@@ -35,9 +35,9 @@ export interface ModelStepResult {
 }
 
 /** The run stopped on its provider-token budget. */
-export function budgetStop(run: RunContext, reason: string): RunLimitExceeded {
+export function budgetStop(run: RunContext, reason: string): RunLimitExceededError {
   const value = run.limits.maxProviderTokens ?? 0;
-  return new RunLimitExceeded({
+  return new RunLimitExceededError({
     limit: RunLimit.maxProviderTokens,
     value,
     runId: run.runId,

@@ -63,7 +63,7 @@ export function startDeadline(clock: Clock, ms: number, reason: () => unknown): 
 }
 
 /** The reason a deadline gives: `<what> did not finish within <ms> ms`. */
-export class DeadlineExceeded extends Error {
+export class DeadlineExceededError extends Error {
   constructor(what: string, ms: number) {
     super(`${what} did not finish within ${ms} ms`);
   }

@@ -23,7 +23,7 @@ export interface RunContext {
   readonly clock: Clock;
   /** The caller's signal, unchanged. */
   readonly signal: AbortSignal | undefined;
-  /** Aborts with a `RunLimitExceeded` when the run's time limit is reached. */
+  /** Aborts with a `RunLimitExceededError` when the run's time limit is reached. */
   readonly runTimeout: AbortSignal;
   /** The trusted design (frozen): the base of every patch. */
   readonly design: JsonValue;

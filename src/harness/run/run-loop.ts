@@ -6,7 +6,7 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { deepFreeze } from '../../core/deep-freeze.js';
 import type { ApprovedAsset } from '../assets/asset-provider.js';
-import { RunLimit, RunLimitExceeded } from '../errors.js';
+import { RunLimit, RunLimitExceededError } from '../errors.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelMessage, ModelToolCall, ModelUsage, ProviderMetadata } from '../models/types.js';
 import type { ToolOutcome } from '../tools/agent-tool.js';
@@ -83,8 +83,13 @@ export function createBooks(): RunBooks & { record(trace: ModelCallTrace, usage:
   return books;
 }
 
-function stop(run: RunContext, limit: RunLimit, value: number, reason: string): RunLimitExceeded {
-  return new RunLimitExceeded({ limit, value, runId: run.runId, message: `Run \`${run.runId}\` stopped: ${reason}` });
+function stop(run: RunContext, limit: RunLimit, value: number, reason: string): RunLimitExceededError {
+  return new RunLimitExceededError({
+    limit,
+    value,
+    runId: run.runId,
+    message: `Run \`${run.runId}\` stopped: ${reason}`,
+  });
 }
 
 /** Give every call of a turn a usable, unique id (models sometimes leave them empty or repeat them). */
@@ -101,6 +106,106 @@ function withIds(calls: readonly ModelToolCall[], step: number): ModelToolCall[]
 const PROTOCOL_HINT =
   'Answer with exactly one JSON object {"message": string, "patch": array | null} and nothing else.';
 
+/** The retry counters of a run: unusable answers in a row, refusals per work phase, candidates seen. */
+interface RetryBooks {
+  protocolRetries: number;
+  validationRetries: number;
+  readonly candidates: Map<string, number>;
+}
+
+/** One model call of the loop, with what its step trace is written from. */
+interface Step {
+  readonly number: number;
+  readonly id: string;
+  /** Write the step's trace and hand it to `onStep`. */
+  finish(kind: StepKind, outcomes: readonly ToolOutcome[], validation?: ValidationTrace): Promise<void>;
+}
+
+/** The model asked for tools: run them and put their results in the transcript (a new work phase). */
+async function runToolStep(
+  run: RunContext,
+  setup: LoopSetup,
+  transcript: ModelMessage[],
+  books: RunBooks,
+  retries: RetryBooks,
+  step: Step,
+  response: { readonly text: string; readonly toolCalls: readonly ModelToolCall[] },
+): Promise<void> {
+  retries.protocolRetries = 0;
+  retries.validationRetries = 0;
+  const named = withIds(response.toolCalls, step.number);
+  transcript.push({ role: 'assistant', content: response.text, toolCalls: named });
+  const ends = await runToolBatch(run, setup.offered, named, step.number, step.id);
+  for (const end of ends) {
+    transcript.push(end.message);
+    books.outcomes.push(end.outcome);
+  }
+  await step.finish(
+    'tool_calls',
+    ends.map((end) => end.outcome),
+  );
+}
+
+/** An answer that could not be parsed: ask again with the protocol, or stop past `maxProtocolRetries`. */
+async function retryUnusable(
+  run: RunContext,
+  transcript: ModelMessage[],
+  retries: RetryBooks,
+  step: Step,
+  answerText: string,
+  reason: string,
+): Promise<void> {
+  await step.finish('protocol_error', [], { status: 'protocol_error', code: 'protocol_error', message: reason });
+  const { maxProtocolRetries } = run.limits;
+  if (++retries.protocolRetries > maxProtocolRetries) {
+    const why = `${retries.protocolRetries} unusable answers in a row (last: ${reason})`;
+    throw stop(run, RunLimit.maxProtocolRetries, maxProtocolRetries, why);
+  }
+  transcript.push(
+    { role: 'assistant', content: answerText },
+    { role: 'user', content: `Your last answer could not be used: ${reason}. ${PROTOCOL_HINT}` },
+  );
+}
+
+/**
+ * A refused proposal: ask for a fix, or stop when the same candidate came back too often
+ * (`maxIdenticalCandidates`) or the work phase ran out of refusals (`maxValidationRetries`).
+ */
+async function retryRefused(
+  run: RunContext,
+  transcript: ModelMessage[],
+  retries: RetryBooks,
+  step: Step,
+  answerText: string,
+  refused: { readonly code: string; readonly message: string; readonly pointer?: string; readonly fingerprint: string },
+): Promise<void> {
+  const { code, message, pointer } = refused;
+  await step.finish('validation_error', [], {
+    status: 'refused',
+    code,
+    message,
+    ...(pointer === undefined ? {} : { pointer }),
+  });
+  const seen = (retries.candidates.get(refused.fingerprint) ?? 0) + 1;
+  retries.candidates.set(refused.fingerprint, seen);
+  const { maxIdenticalCandidates, maxValidationRetries } = run.limits;
+  if (maxIdenticalCandidates !== undefined && seen > maxIdenticalCandidates) {
+    const why = `the same candidate was proposed ${seen} times`;
+    throw stop(run, RunLimit.maxIdenticalCandidates, maxIdenticalCandidates, why);
+  }
+  if (++retries.validationRetries > maxValidationRetries) {
+    const why = `${retries.validationRetries} proposals were refused in one work phase (last: ${message})`;
+    throw stop(run, RunLimit.maxValidationRetries, maxValidationRetries, why);
+  }
+  transcript.push(
+    { role: 'assistant', content: answerText },
+    {
+      role: 'user',
+      content: `Your proposal was refused (${code}): ${message}. Fix it and answer again, or answer with "patch": null and explain why.`,
+    },
+  );
+}
+
 /** Run the loop until a proposal is accepted; throws on a limit, an abort, or a failing model. */
 export async function runLoop(
   run: RunContext,
@@ -109,122 +214,66 @@ export async function runLoop(
   books: ReturnType<typeof createBooks>,
 ): Promise<RunResult> {
   const { limits } = run;
-  let protocolRetries = 0;
-  let validationRetries = 0;
-  const candidates = new Map<string, number>();
-  for (let step = 1; ; step++) {
-    if (step > limits.maxSteps)
-      throw stop(
-        run,
-        RunLimit.maxSteps,
-        limits.maxSteps,
-        `it made ${limits.maxSteps} model calls without an accepted answer`,
-      );
-    const stepId = `${run.runId}/step-${step}`;
+  const retries: RetryBooks = { protocolRetries: 0, validationRetries: 0, candidates: new Map() };
+  for (let number = 1; ; number++) {
+    if (number > limits.maxSteps) {
+      const why = `it made ${limits.maxSteps} model calls without an accepted answer`;
+      throw stop(run, RunLimit.maxSteps, limits.maxSteps, why);
+    }
+    const id = `${run.runId}/step-${number}`;
     const startedAt = run.clock.now();
-    const { response, trace } = await callMainModel(run, setup, transcript, step, stepId, books.record);
-    const finish = async (
-      kind: StepKind,
-      outcomes: readonly ToolOutcome[],
-      validation?: ValidationTrace,
-    ): Promise<void> => {
-      const stepTrace = createStepTrace(
-        {
-          runId: run.runId,
-          step,
-          stepId,
-          kind,
-          startedAt,
-          elapsedMs: run.clock.now() - startedAt,
-          modelCall: trace,
-          toolOutcomes: outcomes,
-          ...(validation === undefined ? {} : { validation }),
-        },
-        setup.traceRedactor,
-      );
-      books.traces.push(stepTrace);
-      await setup.onStep?.(stepTrace);
+    const { response, trace } = await callMainModel(run, setup, transcript, number, id, books.record);
+    const step: Step = {
+      number,
+      id,
+      async finish(kind, outcomes, validation) {
+        const stepTrace = createStepTrace(
+          {
+            runId: run.runId,
+            step: number,
+            stepId: id,
+            kind,
+            startedAt,
+            elapsedMs: run.clock.now() - startedAt,
+            modelCall: trace,
+            toolOutcomes: outcomes,
+            ...(validation === undefined ? {} : { validation }),
+          },
+          setup.traceRedactor,
+        );
+        books.traces.push(stepTrace);
+        await setup.onStep?.(stepTrace);
+      },
     };
-    const calls = response.toolCalls ?? [];
-    if (calls.length > 0) {
-      protocolRetries = 0;
-      validationRetries = 0; // a new work phase
-      const named = withIds(calls, step);
-      transcript.push({ role: 'assistant', content: response.text, toolCalls: named });
-      const ends = await runToolBatch(run, setup.offered, named, step, stepId);
-      for (const end of ends) {
-        transcript.push(end.message);
-        books.outcomes.push(end.outcome);
-      }
-      await finish(
-        'tool_calls',
-        ends.map((end) => end.outcome),
-      );
+    const toolCalls = response.toolCalls ?? [];
+    if (toolCalls.length > 0) {
+      await runToolStep(run, setup, transcript, books, retries, step, { text: response.text, toolCalls });
       continue;
     }
     const answerText =
       response.text !== '' || response.output === undefined ? response.text : canonicalJson(response.output);
-    run.emit({ type: 'validation_started', stepId });
+    run.emit({ type: 'validation_started', stepId: id });
     const validationStart = run.clock.now();
     const validated = (status: 'accepted' | 'protocol_error' | 'refused') =>
-      run.emit({ type: 'validation_finished', stepId, status, elapsedMs: run.clock.now() - validationStart });
+      run.emit({ type: 'validation_finished', stepId: id, status, elapsedMs: run.clock.now() - validationStart });
     const parsed = parseFinalAnswer(response);
     if (!parsed.ok) {
       validated('protocol_error');
-      await finish('protocol_error', [], { status: 'protocol_error', code: 'protocol_error', message: parsed.reason });
-      if (++protocolRetries > limits.maxProtocolRetries) {
-        throw stop(
-          run,
-          RunLimit.maxProtocolRetries,
-          limits.maxProtocolRetries,
-          `${protocolRetries} unusable answers in a row (last: ${parsed.reason})`,
-        );
-      }
-      transcript.push(
-        { role: 'assistant', content: answerText },
-        { role: 'user', content: `Your last answer could not be used: ${parsed.reason}. ${PROTOCOL_HINT}` },
-      );
+      await retryUnusable(run, transcript, retries, step, answerText, parsed.reason);
       continue;
     }
-    protocolRetries = 0;
+    retries.protocolRetries = 0;
     const checked = await raceSignals(checkProposal(run, setup.rules, parsed.answer, books.outcomes), [
       run.signal,
       run.runTimeout,
     ]);
     if (!checked.ok) {
       validated('refused');
-      const validation = {
-        status: 'refused' as const,
-        code: checked.code,
-        message: checked.message,
-        ...(checked.pointer === undefined ? {} : { pointer: checked.pointer }),
-      };
-      await finish('validation_error', [], validation);
-      const seen = (candidates.get(checked.fingerprint) ?? 0) + 1;
-      candidates.set(checked.fingerprint, seen);
-      const maxSame = limits.maxIdenticalCandidates;
-      if (maxSame !== undefined && seen > maxSame) {
-        throw stop(run, RunLimit.maxIdenticalCandidates, maxSame, `the same candidate was proposed ${seen} times`);
-      }
-      if (++validationRetries > limits.maxValidationRetries) {
-        throw stop(
-          run,
-          RunLimit.maxValidationRetries,
-          limits.maxValidationRetries,
-          `${validationRetries} proposals were refused in one work phase (last: ${checked.message})`,
-        );
-      }
-      transcript.push(
-        { role: 'assistant', content: answerText },
-        {
-          role: 'user',
-          content: `Your proposal was refused (${checked.code}): ${checked.message}. Fix it and answer again, or answer with "patch": null and explain why.`,
-        },
-      );
+      await retryRefused(run, transcript, retries, step, answerText, checked);
       continue;
     }
     validated('accepted');
-    await finish('final', [], { status: 'accepted' });
+    await step.finish('final', [], { status: 'accepted' });
     const outcomes = [...books.outcomes];
     return {
       runId: run.runId,

@@ -10,7 +10,7 @@ import { createAssetRegistry } from '../assets/asset-registry.js';
 import type { ModelContextPolicy } from '../context-policy/context-policy.js';
 import { DesignValidationError } from '../design/design-errors.js';
 import type { CompiledDesignSpec } from '../design/design-spec.js';
-import { HarnessInputError, RunLimit, RunLimitExceeded } from '../errors.js';
+import { HarnessInputError, RunLimit, RunLimitExceededError } from '../errors.js';
 import { createEmitter } from '../events.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
@@ -140,7 +140,7 @@ export async function startRun(setup: HarnessSetup, options: PatchRunOptions): P
     clock,
     limits.runTimeoutMs,
     () =>
-      new RunLimitExceeded({
+      new RunLimitExceededError({
         limit: RunLimit.runTimeoutMs,
         value: limits.runTimeoutMs,
         runId,

@@ -6,7 +6,7 @@
 
 import { ASSET_REF_PATTERN } from '../assets/asset-registry.js';
 import { type ResolvedLimits, visionToolTimeoutMs } from '../limits.js';
-import { DeadlineExceeded, withinDeadline } from '../run/race.js';
+import { DeadlineExceededError, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import type { CheckedArtifact } from '../visual/check-artifact.js';
 import { questionsFor, reviewVisually, type VisionSetup } from '../visual/review-visually.js';
@@ -57,7 +57,7 @@ async function loadPreview(run: RunContext, ref: string): Promise<CheckedArtifac
     const loaded = await withinDeadline(
       run,
       limits.assetPreviewTimeoutMs,
-      () => new DeadlineExceeded('loading the preview', limits.assetPreviewTimeoutMs),
+      () => new DeadlineExceededError('loading the preview', limits.assetPreviewTimeoutMs),
       (timeoutSignal) =>
         loader({
           runId: run.runId,

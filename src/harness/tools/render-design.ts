@@ -12,7 +12,7 @@ import type { VisionImage } from '../models/types.js';
 import { outcomeLists } from '../run/candidate-policy.js';
 import { applyToDesign, checkCandidate, type ProposalRules } from '../run/check-proposal.js';
 import { OPERATION_SCHEMA } from '../run/contract.js';
-import { DeadlineExceeded, withinDeadline } from '../run/race.js';
+import { DeadlineExceededError, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import type { CheckedArtifact } from '../visual/check-artifact.js';
 import { RENDER_REF_PATTERN, type RenderRecord } from '../visual/render-store.js';
@@ -85,7 +85,7 @@ async function renderWithin(
   const rendered = await withinDeadline(
     run,
     limits.renderTimeoutMs,
-    () => new DeadlineExceeded('the render', limits.renderTimeoutMs),
+    () => new DeadlineExceededError('the render', limits.renderTimeoutMs),
     (timeoutSignal) =>
       setup.renderer.render(candidate, {
         runId: run.runId,

@@ -6,10 +6,10 @@
 import { toJsonPointer } from '../../boundary/issues.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { codeList } from '../../core/code-list.js';
-import { RunLimit, RunLimitExceeded, ToolRaisedError } from '../errors.js';
+import { RunLimit, RunLimitExceededError, ToolRaisedError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelToolCall, ToolResultMessage } from '../models/types.js';
-import { DeadlineExceeded, withinDeadline } from '../run/race.js';
+import { DeadlineExceededError, withinDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { type ToolContext, type ToolOutcome, type ToolOutcomeError, ToolOutcomeStatus } from './agent-tool.js';
 import { registerCharge } from './call-charge.js';
@@ -59,7 +59,7 @@ async function execute(run: RunContext, tool: CompiledTool, input: unknown, stat
   const done = await withinDeadline(
     run,
     tool.timeoutMs,
-    () => new DeadlineExceeded('the call', tool.timeoutMs),
+    () => new DeadlineExceededError('the call', tool.timeoutMs),
     (timeoutSignal) => {
       const full: ToolContext = { ...state.context, timeoutSignal };
       if (tool.selfCharged) {
@@ -72,7 +72,7 @@ async function execute(run: RunContext, tool: CompiledTool, input: unknown, stat
   );
   if (done.ok) return { ok: true as const, value: done.value };
   // A built-in that hit one of this run's limits (the provider-token budget) stops the run.
-  if (done.error instanceof RunLimitExceeded && done.error.runId === run.runId) throw done.error;
+  if (done.error instanceof RunLimitExceededError && done.error.runId === run.runId) throw done.error;
   return {
     ok: false as const,
     status: done.timedOut ? ToolOutcomeStatus.timed_out : ToolOutcomeStatus.failed,
@@ -204,7 +204,12 @@ export function rejectCall(
 }
 
 function stopRun(run: RunContext, limit: RunLimit, value: number, reason: string): never {
-  throw new RunLimitExceeded({ limit, value, runId: run.runId, message: `Run \`${run.runId}\` stopped: ${reason}` });
+  throw new RunLimitExceededError({
+    limit,
+    value,
+    runId: run.runId,
+    message: `Run \`${run.runId}\` stopped: ${reason}`,
+  });
 }
 
 /** Checks before anything is charged: lookup, input, middleware, the tool's call budget. */

@@ -17,7 +17,7 @@ import type {
 } from '../models/types.js';
 import { describeIssues, parseModelJson } from '../run/model-json.js';
 import { budgetStop, usageShape } from '../run/model-step.js';
-import { DeadlineExceeded, raceSignals, startDeadline } from '../run/race.js';
+import { DeadlineExceededError, raceSignals, startDeadline } from '../run/race.js';
 import type { RunContext } from '../run/run-context.js';
 import { ToolCallError } from '../tools/tool-call-error.js';
 import { createModelCallTrace, responseTraceFields, type VisionImageTrace } from '../traces.js';
@@ -128,7 +128,7 @@ export async function reviewVisually(run: RunContext, setup: VisionSetup, call: 
     const deadline = startDeadline(
       run.clock,
       run.limits.visionTimeoutMs,
-      () => new DeadlineExceeded('the vision call', run.limits.visionTimeoutMs),
+      () => new DeadlineExceededError('the vision call', run.limits.visionTimeoutMs),
     );
     const timeoutSignal = AbortSignal.any([run.runTimeout, deadline.signal]);
     const request: VisionReviewRequest = {
