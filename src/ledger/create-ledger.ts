@@ -152,6 +152,18 @@ export function createLedger(given: LedgerOptions): Ledger {
   const defaultDrift = options.onArgsDrift ?? 'soft';
   const checkCall = createCallIdentityCheck(options.requestIdentity, options.logger);
 
+  // A frozen spec cannot change, so its resolution is kept: adapters wrap one call at a time in
+  // `tool(spec, body)` with the same spec, and the transition key template is cached per resolution.
+  const resolvedTools = new WeakMap<ToolSpec, ResolvedSpec>();
+  function resolvedTool(spec: ToolSpec): ResolvedSpec {
+    const known = typeof spec === 'object' && spec !== null ? resolvedTools.get(spec) : undefined;
+    if (known !== undefined) return known;
+    const resolved = resolveSpec('tool', spec, ctx.reconciler !== undefined);
+    const withDrift = Object.freeze({ ...resolved, onArgsDrift: resolved.onArgsDrift ?? defaultDrift });
+    if (Object.isFrozen(spec)) resolvedTools.set(spec, withDrift);
+    return withDrift;
+  }
+
   /** Every refusal gets a BLOCKED receipt before the error reaches the caller. */
   function withBlockedReceipt(run: Promise<unknown>): Promise<unknown> {
     return run.catch(async (error: unknown) => {
@@ -187,9 +199,7 @@ export function createLedger(given: LedgerOptions): Ledger {
     policyVersion,
     storage: options.storage,
     tool<A, R>(spec: ToolSpec, fn: (args: A, options: CallOptions) => R | Promise<R>): LedgeredFunction<A, Awaited<R>> {
-      const resolved = resolveSpec('tool', spec, ctx.reconciler !== undefined);
-      const withDrift = Object.freeze({ ...resolved, onArgsDrift: resolved.onArgsDrift ?? defaultDrift });
-      return wrap(withDrift, fn as Body) as LedgeredFunction<A, Awaited<R>>;
+      return wrap(resolvedTool(spec), fn as Body) as LedgeredFunction<A, Awaited<R>>;
     },
     task<A, R>(
       spec: TaskSpec,

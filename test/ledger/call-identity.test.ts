@@ -84,3 +84,35 @@ describe('call ids of a ledgered tool', () => {
     expect(() => newLedger({ requestIdentity: 'sometimes' as 'allow_derived' })).toThrow(/`requestIdentity` must be/);
   });
 });
+
+describe('a spec wrapped call by call', () => {
+  it('keys one call the same through a wrapper made once and through a new wrapper per call', async () => {
+    const ledger = newLedger();
+    const spec = Object.freeze({ name: 'pay', sideEffectClass: 'idempotent_mutate' as const });
+    const { runs, body } = counted();
+
+    await ledger.tool(spec, body)({ amount: 1 }, { toolCallId: 'c1' });
+    await ledger.tool(spec, body)({ amount: 1 }, { toolCallId: 'c1' });
+    const once = ledger.tool(spec, body);
+    await once({ amount: 1 }, { toolCallId: 'c1' });
+
+    expect(runs).toEqual([{ amount: 1 }]);
+    expect((await ledger.list()).records).toHaveLength(1);
+  });
+
+  it('reads a spec that is not frozen again at every wrap, so a changed class applies', async () => {
+    const ledger = newLedger();
+    const spec: { name: string; sideEffectClass: 'read' | 'idempotent_mutate' } = {
+      name: 'pay',
+      sideEffectClass: 'read',
+    };
+    const { body } = counted();
+
+    await ledger.tool(spec, body)({ amount: 1 }, { toolCallId: 'c1' });
+    spec.sideEffectClass = 'idempotent_mutate';
+    await ledger.tool(spec, body)({ amount: 2 }, { toolCallId: 'c2' });
+
+    const classes = (await ledger.list()).records.map((record) => record.sideEffectClass).sort();
+    expect(classes).toEqual(['idempotent_mutate', 'read']);
+  });
+});

@@ -69,7 +69,9 @@ function admit(
   ctx: CallContext,
   call: ToolCallInput,
   execute: ToolExecutor | undefined,
-): { readonly args: unknown; readonly redispatch: boolean } | { readonly outcome: ToolCallOutcome } {
+):
+  | { readonly args: unknown; readonly redispatch: boolean; readonly execute: ToolExecutor }
+  | { readonly outcome: ToolCallOutcome } {
   const { name } = call;
   const stoppedBy = ctx.stopped();
   if (stoppedBy !== null) return { outcome: runStopped(name, stoppedBy) };
@@ -84,10 +86,10 @@ function admit(
   if (execute === undefined) return { outcome: unknownTool(name) };
   const parsed = parseArgs(call);
   if ('error' in parsed) return { outcome: refusedByError(RefusalStage.arguments, name, parsed.error) };
-  if (ctx.fuseRun === undefined) return { args: parsed.args, redispatch: false };
+  if (ctx.fuseRun === undefined) return { args: parsed.args, redispatch: false, execute };
   const { verdict, redispatch } = checkFuses(ctx, ctx.fuseRun, call.id, name, parsed.args);
   if (!verdict.allowed) return { outcome: fromVerdict(verdict, ctx.terminalFuses) };
-  return { args: parsed.args, redispatch };
+  return { args: parsed.args, redispatch, execute };
 }
 
 /**
@@ -138,10 +140,11 @@ export async function executeToolCall(
   const admitted = admit(ctx, call, execute);
   // Latched before anything awaits, so a parallel sibling checked next already sees the stop.
   if ('outcome' in admitted) return settle(ctx, admitted.outcome);
-  if (execute === undefined) return settle(ctx, unknownTool(call.name));
   const { name, id } = call;
   const { args, redispatch } = admitted;
   const plan = ctx.plan(name);
+  // The ledger this call goes through: none when the run has none or the tool is not ledgered.
+  const ledger = plan.ledgerSpec === null ? undefined : ctx.ledger;
   const abortSignal = options.abortSignal;
   // Set as the call moves on (inside callbacks the ledger runs), read when it fails.
   const progress: { stage: RefusalStage; bodyStarted: boolean; source: ResultSource } = {
@@ -170,18 +173,17 @@ export async function executeToolCall(
         return settle(ctx, refusedByError(RefusalStage.arguments, name, new LedgerDecisionDeniedError(name, decision)));
     }
     const context: ToolExecutionContext = { toolCallId: id, abortSignal, scope: ctx.scope };
-    const ledgered = ctx.ledger !== undefined && plan.ledgerSpec !== null;
 
     const runBody = async (): Promise<unknown> => {
       progress.source = 'tool';
       progress.bodyStarted = true;
-      const raw = await execute(checked, context);
+      const raw = await admitted.execute(checked, context);
       const output = plan.output;
       if (output === undefined) return raw;
       const result = output.kind === 'standard_schema' ? await output.validateAsync(raw) : output.validate(raw);
       if (result.ok) return result.value;
       // The body returned, so its effect happened: a redispatch must not run a write again.
-      if (ledgered && !plan.rerunnable) await markCrossed();
+      if (ledger !== undefined && !plan.rerunnable) await markCrossed();
       throw outputViolation(name, result.issues, plan.sideEffectClass);
     };
 
@@ -197,7 +199,7 @@ export async function executeToolCall(
     };
 
     let result: unknown;
-    if (ledgered && ctx.ledger !== undefined && plan.ledgerSpec !== null) {
+    if (ledger !== undefined && plan.ledgerSpec !== null) {
       progress.stage = RefusalStage.ledger;
       const callOptions: CallOptions = {
         scope: ctx.scope,
@@ -205,8 +207,9 @@ export async function executeToolCall(
         ...(id === undefined ? {} : { toolCallId: id }),
         ...(abortSignal === undefined ? {} : { abortSignal }),
       };
-      // The ledger keys the transition by scope, canonical (unvalidated) arguments and call id.
-      result = await ctx.ledger.tool(plan.ledgerSpec, guarded)(args, callOptions);
+      // The ledger keys the transition by scope, canonical (unvalidated) arguments and call id; the
+      // plan's spec is frozen, so the ledger resolves it once for every call.
+      result = await ledger.tool(plan.ledgerSpec, guarded)(args, callOptions);
     } else {
       result = await guarded();
     }

@@ -126,7 +126,8 @@ export function compileToolPlan(name: string, spec: GuardedToolSpec = {}): ToolP
       : spec.outputSchema === undefined
         ? undefined
         : compileSchema(spec.outputSchema);
-  const ledgerSpec: ToolSpec | null = spec.ledger === false ? null : { ...spec.ledger, name, sideEffectClass };
+  const ledgerSpec: ToolSpec | null =
+    spec.ledger === false ? null : Object.freeze({ ...spec.ledger, name, sideEffectClass });
   const check = tool === undefined ? undefined : async (args: unknown) => (await tool.check(args)).args;
   return Object.freeze({
     name,
