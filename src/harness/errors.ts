@@ -75,6 +75,11 @@ export class RunLimitExceededError extends GuardError {
   }
 }
 
+/** The error of run `runId` stopped on `limit` (configured `value`), saying why. */
+export function runStopped(runId: string, limit: RunLimit, value: number, reason: string): RunLimitExceededError {
+  return new RunLimitExceededError({ limit, value, runId, message: `Run \`${runId}\` stopped: ${reason}` });
+}
+
 /**
  * The name {@link RunLimitExceededError} had before every error class ended in `Error`; the same
  * class, so `instanceof RunLimitExceeded` goes on working.

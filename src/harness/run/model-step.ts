@@ -4,7 +4,7 @@
  */
 import { checkContext } from '../context-policy/check-context.js';
 import type { ModelContextPolicy } from '../context-policy/context-policy.js';
-import { RunLimit, RunLimitExceededError } from '../errors.js';
+import { RunLimit, type RunLimitExceededError, runStopped } from '../errors.js';
 import type {
   MainModel,
   ModelMessage,
@@ -36,13 +36,7 @@ export interface ModelStepResult {
 
 /** The run stopped on its provider-token budget. */
 export function budgetStop(run: RunContext, reason: string): RunLimitExceededError {
-  const value = run.limits.maxProviderTokens ?? 0;
-  return new RunLimitExceededError({
-    limit: RunLimit.maxProviderTokens,
-    value,
-    runId: run.runId,
-    message: `Run \`${run.runId}\` stopped: ${reason}`,
-  });
+  return runStopped(run.runId, RunLimit.maxProviderTokens, run.limits.maxProviderTokens ?? 0, reason);
 }
 
 /** A usage report in the shape the budget fuse reads. */

@@ -6,7 +6,7 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { deepFreeze } from '../../core/deep-freeze.js';
 import type { ApprovedAsset } from '../assets/asset-provider.js';
-import { RunLimit, RunLimitExceededError } from '../errors.js';
+import { RunLimit, runStopped } from '../errors.js';
 import type { JsonPatchOperation, JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelMessage, ModelToolCall, ModelUsage, ProviderMetadata } from '../models/types.js';
 import type { ToolOutcome } from '../tools/agent-tool.js';
@@ -83,15 +83,6 @@ export function createBooks(): RunBooks & { record(trace: ModelCallTrace, usage:
   return books;
 }
 
-function stop(run: RunContext, limit: RunLimit, value: number, reason: string): RunLimitExceededError {
-  return new RunLimitExceededError({
-    limit,
-    value,
-    runId: run.runId,
-    message: `Run \`${run.runId}\` stopped: ${reason}`,
-  });
-}
-
 /** Give every call of a turn a usable, unique id (models sometimes leave them empty or repeat them). */
 function withIds(calls: readonly ModelToolCall[], step: number): ModelToolCall[] {
   const seen = new Set<string>();
@@ -159,7 +150,7 @@ async function retryUnusable(
   const { maxProtocolRetries } = run.limits;
   if (++retries.protocolRetries > maxProtocolRetries) {
     const why = `${retries.protocolRetries} unusable answers in a row (last: ${reason})`;
-    throw stop(run, RunLimit.maxProtocolRetries, maxProtocolRetries, why);
+    throw runStopped(run.runId, RunLimit.maxProtocolRetries, maxProtocolRetries, why);
   }
   transcript.push(
     { role: 'assistant', content: answerText },
@@ -191,11 +182,11 @@ async function retryRefused(
   const { maxIdenticalCandidates, maxValidationRetries } = run.limits;
   if (maxIdenticalCandidates !== undefined && seen > maxIdenticalCandidates) {
     const why = `the same candidate was proposed ${seen} times`;
-    throw stop(run, RunLimit.maxIdenticalCandidates, maxIdenticalCandidates, why);
+    throw runStopped(run.runId, RunLimit.maxIdenticalCandidates, maxIdenticalCandidates, why);
   }
   if (++retries.validationRetries > maxValidationRetries) {
     const why = `${retries.validationRetries} proposals were refused in one work phase (last: ${message})`;
-    throw stop(run, RunLimit.maxValidationRetries, maxValidationRetries, why);
+    throw runStopped(run.runId, RunLimit.maxValidationRetries, maxValidationRetries, why);
   }
   transcript.push(
     { role: 'assistant', content: answerText },
@@ -218,7 +209,7 @@ export async function runLoop(
   for (let number = 1; ; number++) {
     if (number > limits.maxSteps) {
       const why = `it made ${limits.maxSteps} model calls without an accepted answer`;
-      throw stop(run, RunLimit.maxSteps, limits.maxSteps, why);
+      throw runStopped(run.runId, RunLimit.maxSteps, limits.maxSteps, why);
     }
     const id = `${run.runId}/step-${number}`;
     const startedAt = run.clock.now();

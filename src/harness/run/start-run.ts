@@ -10,7 +10,7 @@ import { createAssetRegistry } from '../assets/asset-registry.js';
 import type { ModelContextPolicy } from '../context-policy/context-policy.js';
 import { DesignValidationError } from '../design/design-errors.js';
 import type { CompiledDesignSpec } from '../design/design-spec.js';
-import { HarnessInputError, RunLimit, RunLimitExceededError } from '../errors.js';
+import { HarnessInputError, RunLimit, runStopped } from '../errors.js';
 import { createEmitter } from '../events.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ResolvedLimits } from '../limits.js';
@@ -136,16 +136,13 @@ export async function startRun(setup: HarnessSetup, options: PatchRunOptions): P
   if (signal?.aborted) throw signal.reason;
   const started = clock.now();
   const emit = createEmitter(runId, () => clock.now(), options.onEvent);
-  const deadline = startDeadline(
-    clock,
-    limits.runTimeoutMs,
-    () =>
-      new RunLimitExceededError({
-        limit: RunLimit.runTimeoutMs,
-        value: limits.runTimeoutMs,
-        runId,
-        message: `Run \`${runId}\` stopped: it reached its ${limits.runTimeoutMs} ms time limit`,
-      }),
+  const deadline = startDeadline(clock, limits.runTimeoutMs, () =>
+    runStopped(
+      runId,
+      RunLimit.runTimeoutMs,
+      limits.runTimeoutMs,
+      `it reached its ${limits.runTimeoutMs} ms time limit`,
+    ),
   );
   const fuses = setup.fuseBox().forRun(runId);
   const books = createBooks();

@@ -6,7 +6,7 @@
 import { toJsonPointer } from '../../boundary/issues.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { codeList } from '../../core/code-list.js';
-import { RunLimit, RunLimitExceededError, ToolRaisedError } from '../errors.js';
+import { RunLimit, RunLimitExceededError, runStopped, ToolRaisedError } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import type { ModelToolCall, ToolResultMessage } from '../models/types.js';
 import { DeadlineExceededError, withinDeadline } from '../run/race.js';
@@ -203,15 +203,6 @@ export function rejectCall(
   return endCall(startCall(run, call, place), { status: 'rejected', error: { code, message } });
 }
 
-function stopRun(run: RunContext, limit: RunLimit, value: number, reason: string): never {
-  throw new RunLimitExceededError({
-    limit,
-    value,
-    runId: run.runId,
-    message: `Run \`${run.runId}\` stopped: ${reason}`,
-  });
-}
-
 /** Checks before anything is charged: lookup, input, middleware, the tool's call budget. */
 async function admit(
   state: CallState,
@@ -264,7 +255,7 @@ export async function runToolCall(
   if (!verdict.allowed) {
     // Answered first, so the call's events and middleware see how it ended; then the run stops.
     await endCall(state, { status: 'rejected', error: { code: 'identical_call', message: verdict.note } });
-    stopRun(run, RunLimit.maxIdenticalToolCalls, run.limits.maxIdenticalToolCalls ?? 0, verdict.reason);
+    throw runStopped(run.runId, RunLimit.maxIdenticalToolCalls, run.limits.maxIdenticalToolCalls ?? 0, verdict.reason);
   }
   if (!tool.selfCharged) {
     run.callCounts.set(tool.name, (run.callCounts.get(tool.name) ?? 0) + 1);
@@ -307,7 +298,7 @@ export async function runToolCall(
   const cap = run.limits.maxToolResultBytesPerRun;
   if (cap !== undefined && run.toolResultBytes > cap) {
     const reason = `tool results reached ${run.toolResultBytes} bytes, over the ${cap}-byte limit`;
-    stopRun(run, RunLimit.maxToolResultBytesPerRun, cap, reason);
+    throw runStopped(run.runId, RunLimit.maxToolResultBytesPerRun, cap, reason);
   }
   return end;
 }
