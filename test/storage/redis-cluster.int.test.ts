@@ -14,6 +14,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, expectTypeOf, it, vi
 import { loadConfig } from '../../src/config/load-config.js';
 import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../src/errors.js';
 import { BUCKET_TAGS, bucketOf, keySlot } from '../../src/storage/redis/cluster.js';
+import { ownedClusterConnection } from '../../src/storage/redis/owned-cluster.js';
 import {
   createRedisStorage,
   type IoredisClusterLike,
@@ -293,6 +294,16 @@ describe.skipIf(cluster === null)('a cluster the storage connects to itself', ()
       expect((error as InvalidOptionError).message).toMatch(/option `cluster`/);
       expect((error as InvalidOptionError).message).not.toMatch(/hunter2/);
     }
+  });
+
+  it('says which package to install when `redis` is missing, naming the `cluster` URLs', async () => {
+    const missing = Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' });
+    const { source } = ownedClusterConnection(['redis://127.0.0.1:1'], () => Promise.reject(missing));
+    const error = await Promise.resolve(source.client('create')).catch((thrown: unknown) => thrown);
+
+    expect(error).toMatchObject({ code: 'missing_peer_dependency' });
+    expect((error as Error).message).toMatch(/needs the peer dependency `redis` to connect to the `cluster` URLs/);
+    expect((error as Error).message).toMatch(/npm install redis/);
   });
 
   it('answers LedgerStorageUnavailableError on every operation while no node answers', async () => {

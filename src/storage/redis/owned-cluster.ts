@@ -3,6 +3,7 @@
  * from seed URLs, connected at the first operation, closed by `close()`.
  */
 import { LedgerStorageUnavailableError } from '../../errors.js';
+import { importPeerDependency } from '../import-peer-dependency.js';
 import {
   CLUSTER_ROUTING,
   type ClusterClient,
@@ -11,7 +12,7 @@ import {
   fromNodeRedisCluster,
   type RedisClusterLike,
 } from './cluster.js';
-import { connectHeard, loadRedis, type RedisConnection, type RedisModuleLike, toStorageError } from './connection.js';
+import { connectHeard, type RedisConnection, toStorageError } from './connection.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
 
 /** A node-redis cluster client the driver created and therefore owns. */
@@ -72,14 +73,19 @@ export function clusterOptions(urls: readonly string[]): ClusterOptions {
  */
 export function ownedClusterConnection(
   urls: readonly string[],
-  importModule: () => Promise<RedisModuleLike & RedisClusterModuleLike> = () => import('redis'),
+  importModule: () => Promise<RedisClusterModuleLike> = () => import('redis'),
 ): { source: RedisConnection; client: ClusterClient; routing: ClusterRouting } {
   let pending: Promise<{ cluster: OwnedCluster; routed: ClusterClient }> | null = null;
   let current: OwnedCluster | null = null;
   let closed = false;
 
   async function open(): Promise<{ cluster: OwnedCluster; routed: ClusterClient }> {
-    const redis = (await loadRedis(importModule)) as RedisModuleLike & RedisClusterModuleLike;
+    const redis = await importPeerDependency(
+      importModule,
+      'redis',
+      'The Redis ledger storage',
+      'to connect to the `cluster` URLs',
+    );
     const cluster = await connectHeard(redis.createCluster(clusterOptions(urls)));
     if (closed) {
       await cluster.close();
