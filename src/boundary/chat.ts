@@ -39,7 +39,7 @@ export interface ToolCallRequest {
   readonly args: unknown;
 }
 
-/** What {@link usedToolCallIds} reads of a message: any Chat Completions message fits. */
+/** What {@link usedToolCallIds} reads of a message: every Chat Completions message fits. */
 export interface MessageCallIds {
   readonly role: string;
   readonly tool_calls?: readonly { readonly id: string }[] | null | undefined;

@@ -2,29 +2,28 @@
  * Errors of the tool boundary. Every class extends {@link GuardError}; those a model may read carry
  * an `llmMessage` written for the model.
  */
+import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { GuardError, type GuardErrorOptions } from '../errors.js';
 import type { ChatMessage } from './chat.js';
 import type { ValidationIssue } from './issues.js';
 import { describeField, IssueCode, toJsonPointer } from './issues.js';
 
+const OWN_REASONS = [
+  'unparseable_arguments',
+  'scope_path',
+  'scope_entity_pattern',
+  'output_validation_failed',
+] as const;
 /**
  * Why a tool call was refused at the boundary (or, for `output_validation_failed`, after it ran):
  * the code of the first issue of its arguments ({@link IssueCode}), or a reason of the boundary's own.
  */
-export const ToolBoundaryViolation: typeof IssueCode & {
-  readonly unparseable_arguments: 'unparseable_arguments';
-  readonly scope_path: 'scope_path';
-  readonly scope_entity_pattern: 'scope_entity_pattern';
-  readonly output_validation_failed: 'output_validation_failed';
-} = {
+export const ToolBoundaryViolation: typeof IssueCode & Vocabulary<typeof OWN_REASONS> = Object.freeze({
   ...IssueCode,
-  unparseable_arguments: 'unparseable_arguments',
-  scope_path: 'scope_path',
-  scope_entity_pattern: 'scope_entity_pattern',
-  output_validation_failed: 'output_validation_failed',
-};
+  ...vocabulary(OWN_REASONS),
+});
 /** Why a tool call was refused at the boundary (or, for `output_validation_failed`, after it ran). */
-export type ToolBoundaryViolation = (typeof ToolBoundaryViolation)[keyof typeof ToolBoundaryViolation];
+export type ToolBoundaryViolation = ValueOf<typeof ToolBoundaryViolation>;
 
 /** Everything a {@link ToolBoundaryError} carries. */
 export interface ToolBoundaryErrorInit {
