@@ -12,7 +12,7 @@ import {
 } from './snapshot-storage.js';
 import { metaTableSql } from './sqlite/open-file.js';
 import { sqliteTables } from './sqlite/schema.js';
-import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite/sqlite-database.js';
+import type { SqliteLocation, SqliteStatement, SqliteTableSettings } from './sqlite/sqlite-database.js';
 import { sqliteErrorCode } from './sqlite/sqlite-error-code.js';
 import type { SqliteHandle } from './sqlite/sqlite-handle.js';
 import { checkSqliteArguments, sqliteSourceOf, sqliteStoreConnection } from './sqlite/sqlite-source.js';
@@ -23,18 +23,12 @@ const VERSION_ROW = 'snapshots_schema_version';
 const STATUSES: ReadonlySet<string> = new Set(Object.values(RunStatus));
 
 /** Where the snapshots live: a file the store opens (with `driver`, as the ledger store), or a database the caller owns. */
-export type SqliteSnapshotStorageOptions =
-  | { readonly path: string; readonly driver?: SqliteDriverName }
-  | { readonly database: AnySqliteDatabase };
+export type SqliteSnapshotStorageOptions = SqliteLocation;
 
 /** Tuning of a SQLite snapshot store. */
-export interface SqliteSnapshotStorageSettings {
-  /** Prefix of the table names; letters, digits and underscores. Default `hyphae_`. */
-  readonly tablePrefix?: string;
+export interface SqliteSnapshotStorageSettings extends SqliteTableSettings {
   /** Default `FULL`; `NORMAL` may lose the last snapshots on power loss. */
   readonly synchronous?: 'FULL' | 'NORMAL';
-  /** How long a write waits for another connection's lock. Default 5000. */
-  readonly busyTimeoutMs?: number;
 }
 
 /** A {@link SnapshotStorage} backed by SQLite. */

@@ -12,7 +12,7 @@ import { createInTransaction } from './sqlite/create-in-transaction.js';
 import { mapSqliteError } from './sqlite/map-sqlite-error.js';
 import { isTransientFile, openSqliteConnection, type SqliteConnection } from './sqlite/open-connection.js';
 import { readLedgerCreatedAt, readLedgerId, sqliteTables } from './sqlite/schema.js';
-import type { AnySqliteDatabase, SqliteDriverName } from './sqlite/sqlite-database.js';
+import type { SqliteLocation, SqliteTableSettings } from './sqlite/sqlite-database.js';
 import { checkDriverName } from './sqlite/sqlite-driver.js';
 import { checkSqliteArguments } from './sqlite/sqlite-source.js';
 import { decodeLookup, decodeTransitionRow, listWhere, updateParams } from './sqlite/transition-rows.js';
@@ -41,25 +41,16 @@ export {
   type SqliteSnapshotStorageSettings,
 } from './sqlite-snapshots.js';
 
-/**
- * Where the store lives: a file the driver opens (with `driver`, default `node:sqlite` where the
- * runtime has it, else `better-sqlite3`), or a database the caller owns (either driver's).
- */
-export type SqliteStorageOptions =
-  | { readonly path: string; readonly driver?: SqliteDriverName }
-  | { readonly database: AnySqliteDatabase };
+/** Where the store lives: a file the driver opens, or a database the caller owns. */
+export type SqliteStorageOptions = SqliteLocation;
 
 /** Tuning of a SQLite store. */
-export interface SqliteStorageSettings {
-  /** Prefix of the table names; letters, digits and underscores. Default `hyphae_`. */
-  readonly tablePrefix?: string;
+export interface SqliteStorageSettings extends SqliteTableSettings {
   /**
    * `FULL` (default) makes every commit survive power loss, which a `maybe_crossed` mark needs.
    * `NORMAL` survives a process crash but may lose the last commits on power loss.
    */
   readonly synchronous?: 'FULL' | 'NORMAL';
-  /** How long a write waits for another connection's lock before failing. Default 5000. */
-  readonly busyTimeoutMs?: number;
   /**
    * `true` (default) creates the file and schema when absent. `false` opens only a ledger that
    * exists: a missing file, or one without the schema, fails closed as `LedgerStorageCorruptError`

@@ -20,7 +20,7 @@ import { headOf, type Receipt } from '../receipt.js';
 import { decodeReceiptRow } from '../receipt-rows.js';
 import type { AppendNextResult, AppendResult, ReceiptSink } from '../receipt-sink.js';
 import { metaTableSql, SqliteFileMissingError, SqliteFileRefusedError } from './open-file.js';
-import type { AnySqliteDatabase, SqliteDriverName, SqliteStatement } from './sqlite-database.js';
+import type { SqliteLocation, SqliteStatement, SqliteTableSettings } from './sqlite-database.js';
 import { isClosedConnectionError, sqliteErrorCode } from './sqlite-error-code.js';
 import type { SqliteHandle } from './sqlite-handle.js';
 import { checkSqliteArguments, sqliteSourceOf, sqliteStoreConnection } from './sqlite-source.js';
@@ -29,17 +29,10 @@ import { checkSqliteArguments, sqliteSourceOf, sqliteStoreConnection } from './s
 export const SQLITE_RECEIPTS_SCHEMA_VERSION = 1;
 
 /** Where the receipts live: a file the sink opens (with `driver`, as the ledger store), or a database the caller owns. */
-export type SqliteReceiptSinkOptions =
-  | { readonly path: string; readonly driver?: SqliteDriverName }
-  | { readonly database: AnySqliteDatabase };
+export type SqliteReceiptSinkOptions = SqliteLocation;
 
-/** Settings of a SQLite receipt sink. */
-export interface SqliteReceiptSinkSettings {
-  /** Prefix of the table names (`<prefix>receipts`, `<prefix>meta`). Default `hyphae_`. */
-  readonly tablePrefix?: string;
-  /** How long an append waits for another connection's lock. Default 5000. */
-  readonly busyTimeoutMs?: number;
-}
+/** Settings of a SQLite receipt sink: the tables are `<prefix>receipts` and `<prefix>meta`. */
+export type SqliteReceiptSinkSettings = SqliteTableSettings;
 
 /** A {@link ReceiptSink} in SQLite. */
 export interface SqliteReceiptSink extends ReceiptSink {

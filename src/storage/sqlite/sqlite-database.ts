@@ -58,3 +58,20 @@ export interface NodeSqliteDatabase {
 
 /** A connection a caller passes in: either driver's. */
 export type AnySqliteDatabase = SqliteDatabase | NodeSqliteDatabase;
+
+/**
+ * Where a SQLite store lives: a file it opens (with `driver`, default `node:sqlite` where the
+ * runtime has it, else `better-sqlite3`), or a database the caller owns (either driver's), which the
+ * store never closes. The ledger, its receipt sink and the snapshot store take the same shape.
+ */
+export type SqliteLocation =
+  | { readonly path: string; readonly driver?: SqliteDriverName }
+  | { readonly database: AnySqliteDatabase };
+
+/** The settings every SQLite store takes. */
+export interface SqliteTableSettings {
+  /** Prefix of the table names (and of the `meta` table they share); letters, digits and underscores. Default `hyphae_`. */
+  readonly tablePrefix?: string;
+  /** How long a write waits for another connection's lock before failing. Default 5000. */
+  readonly busyTimeoutMs?: number;
+}

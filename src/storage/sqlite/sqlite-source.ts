@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { checkOptions, InvalidArgumentError, kindOf } from '../../invalid-argument.js';
 import { configureSqlite } from './open-connection.js';
 import { isTransientFile, openSqliteFile } from './open-file.js';
-import type { AnySqliteDatabase, SqliteDriverName } from './sqlite-database.js';
+import type { SqliteDriverName, SqliteLocation } from './sqlite-database.js';
 import { checkDriverName } from './sqlite-driver.js';
 import { type SqliteHandle, sqliteHandleOf } from './sqlite-handle.js';
 
@@ -20,9 +20,7 @@ export interface SqliteSource {
 }
 
 /** Resolve the `{ path, driver? }` or `{ database }` options of a store. */
-export function sqliteSourceOf(
-  options: { readonly path: string; readonly driver?: SqliteDriverName } | { readonly database: AnySqliteDatabase },
-): SqliteSource {
+export function sqliteSourceOf(options: SqliteLocation): SqliteSource {
   if ('database' in options)
     return { file: undefined, driver: undefined, adopted: sqliteHandleOf(options.database), wal: false };
   const file = isTransientFile(options.path) ? ':memory:' : resolve(options.path);
