@@ -27,7 +27,13 @@ import {
   type RedisPreflight,
   runPreflight,
 } from './redis/preflight.js';
-import { createReplicationGate, type WaitForReplicas, waitForReplicasOf } from './redis/replication.js';
+import {
+  createReplicationGate,
+  type MasterReplicas,
+  replicasOf,
+  type WaitForReplicas,
+  waitForReplicasOf,
+} from './redis/replication.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
 import { createSubscriptions } from './redis/subscriptions.js';
 
@@ -41,7 +47,7 @@ export {
   type IoredisNodeLike,
   type IoredisSubscriberLike,
 } from './redis/ioredis.js';
-export type { WaitForReplicas } from './redis/replication.js';
+export type { MasterReplicas, WaitForReplicas } from './redis/replication.js';
 export type { RedisSubscriberLike } from './redis/subscriptions.js';
 
 /** Settings of the Redis driver. */
@@ -88,6 +94,12 @@ export interface RedisStorage extends LedgerStorage {
    * heard and pollers poll.
    */
   watch(key: string, onChange: () => void): () => void;
+  /**
+   * The replicas connected to each master the storage writes to (`INFO`): one entry on one server,
+   * one per master on a cluster. While a master has fewer than `waitForReplicas` asks, every write
+   * to it is refused; `hyphae doctor` checks this.
+   */
+  replicas(): Promise<readonly MasterReplicas[]>;
 }
 
 const CAPABILITIES: StorageCapabilities = Object.freeze({ name: 'redis', crossProcess: true, durable: true });
@@ -135,6 +147,13 @@ export function createRedisStorage(
       ...spread,
       prefix,
       capabilities: CAPABILITIES,
+      async replicas() {
+        try {
+          return await Promise.all((await cluster.routing.masters()).map(replicasOf));
+        } catch (error) {
+          throw toStorageError('replicas', `redis:${prefix}`, error);
+        }
+      },
       async close() {
         closed = true;
         await spread.close();
@@ -329,6 +348,12 @@ export function createRedisStorage(
 
     identity() {
       return withClient('connect', `redis:${markerKey}`, async (client) => (await prepare(client)).identity);
+    },
+
+    replicas() {
+      return withClient('replicas', `redis:${markerKey}`, async (client) =>
+        cluster === null ? [await replicasOf(client)] : Promise.all((await cluster.routing.masters()).map(replicasOf)),
+      );
     },
 
     watch(key, onChange) {

@@ -274,6 +274,12 @@ describe.skipIf(cluster === null)('a cluster the storage connects to itself', ()
     expect([...counts.values()].filter((count) => count > 0)).toHaveLength(3);
     expect(await storage.get(records[7]?.key ?? '')).toEqual(records[7]);
     expect(await storage.findByTicket(records[3]?.ticketKey ?? '')).toEqual(records[3]);
+    // Three masters with one replica each; nothing in this file stops a node.
+    const masters = await storage.replicas();
+    expect(masters.map((master) => master.replicas)).toEqual([1, 1, 1]);
+    const ports = own.nodes.map((node) => `port ${node.port}`);
+    expect(new Set(masters.map((master) => master.node)).size).toBe(3);
+    for (const master of masters) expect(ports).toContain(master.node);
 
     await storage.close();
     await expect(storage.get(records[0]?.key ?? '')).rejects.toBeInstanceOf(LedgerStorageUnavailableError);

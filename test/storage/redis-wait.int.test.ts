@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,12 +15,29 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import { createLedger, GuardError, LedgerStorageUnavailableError } from '../../src/index.js';
 import { createRedisStorage, type RedisStorage } from '../../src/storage/redis.js';
 import { makeTestRecord } from '../../src/testing/storage-conformance.js';
+import { hyphae } from '../config/cli-runner.js';
+import { useTempDir, yaml } from '../config/helpers.js';
 import { hasRedisServer, type OwnRedis, startOwnRedis } from '../helpers/own-redis.js';
 
 const run = promisify(execFile);
 const required = process.env.REQUIRE_INTEGRATION === '1';
 const installed = await hasRedisServer();
 if (!installed && required) throw new Error('REQUIRE_INTEGRATION=1 and `redis-server` is not installed');
+
+const tempDir = useTempDir();
+
+/** `hyphae doctor` on a config whose ledger is on `url` and waits for one replica. */
+function doctor(url: string): { code: number | null; stdout: string } {
+  const dir = tempDir();
+  writeFileSync(
+    join(dir, 'hyphae.yaml'),
+    yaml(
+      'transition: { agent_id: a, policy_version: 1 }',
+      `action_ledger: { storage: redis, url: "${url}", prefix: "doctor-${randomUUID()}:", wait_for_replicas: { replicas: 1, timeout: 100ms } }`,
+    ),
+  );
+  return hyphae(dir, ['doctor']);
+}
 
 describe.skipIf(!installed)('redis storage waitForReplicas', () => {
   let primary: OwnRedis;
@@ -69,6 +86,15 @@ describe.skipIf(!installed)('redis storage waitForReplicas', () => {
     expect(refused).toBeInstanceOf(LedgerStorageUnavailableError);
     expect(String((refused as Error).cause)).toMatch(/0 of 1 replicas acknowledged the write within 50 ms/);
     await expect(storage.get(record.key)).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
+    expect(await storage.replicas()).toEqual([{ node: `port ${primary.port}`, replicas: 0 }]);
+    const refusedByDoctor = doctor(primary.url);
+    expect(refusedByDoctor.code).toBe(1);
+    expect(refusedByDoctor.stdout).toMatch(
+      new RegExp(
+        `FAIL +action ledger +redis: connected.*\\n +the server has fewer replicas connected than the 1 \`wait_for_replicas\` asks \\(port ${primary.port}: 0\\)`,
+      ),
+    );
+    expect(refusedByDoctor.stdout).toMatch(/fix: start the missing replicas/);
   });
 
   it('completes calls the replica acknowledged, and reads a write once it is replicated', async () => {
@@ -89,5 +115,11 @@ describe.skipIf(!installed)('redis storage waitForReplicas', () => {
     expect(await charge({}, { toolCallId: 'call-2' })).toBe('charged');
     expect((await storage.create(record)).created).toBe(true);
     expect(await storage.get(record.key)).toEqual(record);
+    expect(await storage.replicas()).toEqual([{ node: `port ${primary.port}`, replicas: 1 }]);
+    const passed = doctor(primary.url);
+    expect(passed.stdout).toMatch(
+      new RegExp(`ok +action ledger +redis: connected[^]*replicas connected per master \\(port ${primary.port}: 1\\)`),
+    );
+    expect(passed.code).toBe(0);
   });
 });

@@ -20,6 +20,7 @@ import type { ConfigSettings, StoreSettings } from '../../config/types.js';
 import { GuardError, LedgerMissingError } from '../../errors.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { ReceiptSink } from '../../storage/receipt-sink.js';
+import type { RedisStorage } from '../../storage/redis.js';
 import { runDeepChecks } from './doctor-deep.js';
 import type { DoctorItem } from './doctor-item.js';
 
@@ -128,6 +129,30 @@ async function storeFindings(
     }
   }
   return { notes, empty, ...(refusal === undefined ? {} : { refusal }) };
+}
+
+/**
+ * With `wait_for_replicas`, every master's connected replicas against the count it asks: a master
+ * with fewer refuses every write (`LedgerStorageUnavailableError`), so no tool would run.
+ */
+async function replicaShortfall(
+  storage: LedgerStorage,
+  store: StoreSettings,
+  timeoutMs: number,
+): Promise<{ readonly note: string; readonly refusal?: string } | undefined> {
+  if (store.kind !== 'redis' || store.waitForReplicas === undefined) return undefined;
+  const counted = storage as Partial<Pick<RedisStorage, 'replicas'>>;
+  if (typeof counted.replicas !== 'function') return undefined;
+  const wanted = store.waitForReplicas.replicas;
+  const masters = await withTimeout(counted.replicas(), timeoutMs);
+  const listed = masters.map((master) => `${master.node}: ${master.replicas}`).join(', ');
+  const note = `replicas connected per master (${listed}); \`wait_for_replicas\` asks ${wanted}`;
+  const short = masters.filter((master) => master.replicas < wanted);
+  if (short.length === 0) return { note };
+  return {
+    note,
+    refusal: `${masters.length === 1 ? 'the server has' : `${short.length} of ${masters.length} masters have`} fewer replicas connected than the ${wanted} \`wait_for_replicas\` asks (${listed}): every write to them is refused, so no ledgered call would run`,
+  };
 }
 
 /** The fix of a store hazard the ledger refuses. */
@@ -247,6 +272,13 @@ async function checkLedgerStore(
         ? `${describeStore(store)}: connected`
         : `${describeStore(store)}: schema version readable`;
     if (refusal !== undefined) return { name, ok: false, detail: `${base}\n${refusal}`, fix: hazardFix(store) };
+    const short = await replicaShortfall(open, store, timeoutMs);
+    if (short?.refusal !== undefined) {
+      const fix =
+        'start the missing replicas (`replicaof`, or `CLUSTER REPLICATE` on a cluster), or lower `wait_for_replicas.replicas`';
+      return { name, ok: false, detail: `${base}\n${short.refusal}`, fix };
+    }
+    if (short !== undefined) notes.push(short.note);
     return { name, ok: true, detail: [base, ...notes].join('\n') };
   } catch (error) {
     return { name, ok: false, detail: `${describeStore(store)}: ${message(error)}`, fix: storeFix(store, error) };

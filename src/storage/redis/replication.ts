@@ -3,6 +3,7 @@
  * failover to one of them cannot lose a write the ledger acted on.
  */
 import { InvalidOptionError, LedgerStorageUnavailableError } from '../../errors.js';
+import { type RedisClientLike, replyText } from './connection.js';
 
 /** How many replicas must acknowledge each write, and for how long the driver waits for them. */
 export interface WaitForReplicas {
@@ -86,4 +87,22 @@ export function createReplicationGate(wait: WaitForReplicas | null): Replication
       });
     },
   };
+}
+
+/** A master and the replicas connected to it, as its `INFO` says. */
+export interface MasterReplicas {
+  /** The master as it names itself: `port <tcp_port>` (its run id when `INFO` gives no port). */
+  readonly node: string;
+  /** Its `connected_slaves`. */
+  readonly replicas: number;
+}
+
+/** The replicas connected to the master `client` talks to; a server that does not answer in kind is a TypeError. */
+export async function replicasOf(client: RedisClientLike): Promise<MasterReplicas> {
+  const info = replyText(await client.sendCommand(['INFO'])) ?? '';
+  const field = (name: string): string | undefined => new RegExp(`^${name}:(\\S+)`, 'm').exec(info)?.[1];
+  const replicas = Number(field('connected_slaves'));
+  if (!Number.isSafeInteger(replicas)) throw new TypeError('The Redis `INFO` reply has no `connected_slaves`');
+  const port = field('tcp_port');
+  return { node: port === undefined ? `run ${field('run_id') ?? '?'}` : `port ${port}`, replicas };
 }
