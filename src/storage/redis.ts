@@ -31,6 +31,7 @@ import {
   createReplicationGate,
   type MasterReplicas,
   replicasOf,
+  replicasOfMasters,
   type WaitForReplicas,
   waitForReplicasOf,
 } from './redis/replication.js';
@@ -149,7 +150,7 @@ export function createRedisStorage(
       capabilities: CAPABILITIES,
       async replicas() {
         try {
-          return await Promise.all((await cluster.routing.masters()).map(replicasOf));
+          return await replicasOfMasters(cluster.routing);
         } catch (error) {
           throw toStorageError('replicas', `redis:${prefix}`, error);
         }
@@ -352,7 +353,7 @@ export function createRedisStorage(
 
     replicas() {
       return withClient('replicas', `redis:${markerKey}`, async (client) =>
-        cluster === null ? [await replicasOf(client)] : Promise.all((await cluster.routing.masters()).map(replicasOf)),
+        cluster === null ? [await replicasOf(client)] : replicasOfMasters(cluster.routing),
       );
     },
 

@@ -106,3 +106,10 @@ export async function replicasOf(client: RedisClientLike): Promise<MasterReplica
   const port = field('tcp_port');
   return { node: port === undefined ? `run ${field('run_id') ?? '?'}` : `port ${port}`, replicas };
 }
+
+/** Each master's replicas, for a cluster's routing. */
+export async function replicasOfMasters(routing: {
+  masters(): Promise<readonly RedisClientLike[]>;
+}): Promise<readonly MasterReplicas[]> {
+  return Promise.all((await routing.masters()).map(replicasOf));
+}
