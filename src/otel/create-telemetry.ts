@@ -158,32 +158,34 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     }
     const state = calls.get(event.call.id);
     if (state === undefined || !state.span.isRecording()) return;
-    const { span } = state;
     const { record } = event;
+    const add = (name: string, attributes: OtelAttributes): void => {
+      state.span.addEvent(name, attributes, event.at);
+    };
     switch (event.type) {
       case 'gate':
         if (event.gate === 'POLL') state.polls++;
-        span.addEvent(
-          'hyphae.gate',
-          { 'hyphae.gate': event.gate, 'hyphae.gate.reason': event.reason, 'hyphae.outcome': record.outcome },
-          event.at,
-        );
+        add('hyphae.gate', {
+          'hyphae.gate': event.gate,
+          'hyphae.gate.reason': event.reason,
+          'hyphae.outcome': record.outcome,
+        });
         return;
       case 'claimed':
-        span.addEvent(
-          'hyphae.claim',
-          { 'hyphae.claim.via': event.via, 'hyphae.fence': record.fence, 'hyphae.attempts': record.attempts },
-          event.at,
-        );
+        add('hyphae.claim', {
+          'hyphae.claim.via': event.via,
+          'hyphae.fence': record.fence,
+          'hyphae.attempts': record.attempts,
+        });
         return;
       case 'lease_renewed':
-        span.addEvent('hyphae.lease_renewed', { 'hyphae.lease_until': record.leaseUntil ?? 0 }, event.at);
+        add('hyphae.lease_renewed', { 'hyphae.lease_until': record.leaseUntil ?? 0 });
         return;
       case 'fenced':
-        span.addEvent('hyphae.fenced', { 'hyphae.fence': record.fence }, event.at);
+        add('hyphae.fenced', { 'hyphae.fence': record.fence });
         return;
       case 'recorded':
-        span.addEvent('hyphae.transition_recorded', { 'hyphae.outcome': record.outcome }, event.at);
+        add('hyphae.transition_recorded', { 'hyphae.outcome': record.outcome });
         return;
     }
   }

@@ -6,14 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
 import { checkDriverArguments } from '../invalid-argument.js';
-import type {
-  CreateResult,
-  LedgerIdentity,
-  LedgerStorage,
-  ListPage,
-  ListQuery,
-  StorageCapabilities,
-} from './ledger-storage.js';
+import type { LedgerIdentity, LedgerStorage, StorageCapabilities } from './ledger-storage.js';
 import type { PostgresConnectionOptions, PostgresStorageSettings } from './postgres/options.js';
 import { borrowedPool, ownedPool, type PgConnection, type PgPoolLike, toStorageError } from './postgres/pool.js';
 import {
@@ -155,7 +148,7 @@ export function createPostgresStorage(
       });
     },
 
-    async create(record): Promise<CreateResult> {
+    async create(record) {
       const doc = encodeRecord(record);
       // Built before any I/O so an unstorable record is a RangeError, not an unavailable store.
       const statement = createStatement(names, record, doc);
@@ -200,7 +193,7 @@ export function createPostgresStorage(
       });
     },
 
-    async list(query: ListQuery = {}): Promise<ListPage> {
+    async list(query = {}) {
       const statement = listStatement(names, query);
       return withPool('list', async (pool) => {
         const { rows } = await pool.query(statement.text, statement.values);

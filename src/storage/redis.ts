@@ -5,15 +5,7 @@
  */
 import { LedgerMissingError } from '../errors.js';
 import { checkDriverArguments } from '../invalid-argument.js';
-import type {
-  CreateResult,
-  LedgerIdentity,
-  LedgerStorage,
-  ListPage,
-  ListQuery,
-  StorageCapabilities,
-  StorageHazard,
-} from './ledger-storage.js';
+import type { LedgerIdentity, LedgerStorage, StorageCapabilities, StorageHazard } from './ledger-storage.js';
 import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
 import { hasHashTag } from './redis/cluster.js';
 import { createClusterStorage } from './redis/cluster-storage.js';
@@ -248,7 +240,7 @@ export function createRedisStorage(
     },
 
     // create and update are on every ledgered call: one async frame each, one command array.
-    async create(record): Promise<CreateResult> {
+    async create(record) {
       const { key, ticketKey } = record;
       try {
         const ready = source.client('create');
@@ -326,7 +318,7 @@ export function createRedisStorage(
       });
     },
 
-    async list(query: ListQuery = {}): Promise<ListPage> {
+    async list(query = {}) {
       // Validated before any I/O so a bad limit or cursor is a RangeError, not an unavailable store.
       const plan = planList(query);
       return withClient('list', `redis:${indexKey}`, (client) =>

@@ -3,7 +3,8 @@
  * the user message right after (results first, then any other content). `server_tool_use` blocks
  * are answered inside the assistant message and are left out of the checks.
  */
-import { contentElements, contentReaders, rewriteContent } from './content-turns.js';
+import { contentFormat } from './content-format.js';
+import { contentElements, rewriteContent } from './content-turns.js';
 import {
   type FormatAdapter,
   isObj,
@@ -11,7 +12,6 @@ import {
   type Obj,
   type OutResult,
   type ResultItem,
-  readTurn,
   strip,
   stripMessage,
   type Turn,
@@ -20,14 +20,6 @@ import {
 } from './turns.js';
 
 const ROLES: Readonly<Record<string, TurnRole>> = { user: 'user', assistant: 'assistant' };
-
-const READ = contentReaders({
-  isCall: (block) => block.type === 'tool_use',
-  callId: 'id',
-  callName: 'name',
-  resultType: 'tool_result',
-  resultId: 'tool_use_id',
-});
 
 function writeResultBlock(out: OutResult): Obj {
   if (out.source === null) {
@@ -64,22 +56,23 @@ function writeUser(message: Obj, turn: Turn, edit: TurnEdit): unknown[] {
 }
 
 /** The Anthropic Messages adapter. */
-export const anthropicFormat: FormatAdapter = Object.freeze({
-  format: 'anthropic' as const,
+export const anthropicFormat: FormatAdapter = contentFormat({
+  format: 'anthropic',
   idPrefix: 'toolu_',
-  block: 'next' as const,
-
-  read(message: unknown, index: number): Turn {
-    return readTurn(message, index, ROLES, 'user', READ);
+  block: 'next',
+  roles: ROLES,
+  resultRole: 'user',
+  keys: {
+    isCall: (block) => block.type === 'tool_use',
+    callId: 'id',
+    callName: 'name',
+    resultType: 'tool_result',
+    resultId: 'tool_use_id',
   },
-
-  write(turn: Turn, edit: TurnEdit): unknown[] {
+  writeResult: writeResultBlock,
+  write(turn, edit) {
     // Only the message itself is stripped here: blocks are matched to items by identity below.
     const message = strip(turn.source as Obj);
     return turn.role === 'assistant' ? writeAssistant(message, turn, edit) : writeUser(message, turn, edit);
-  },
-
-  resultMessages(results: readonly OutResult[]): unknown[] {
-    return results.length === 0 ? [] : [{ role: 'user', content: results.map(writeResultBlock) }];
   },
 });

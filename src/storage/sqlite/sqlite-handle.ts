@@ -88,26 +88,21 @@ function createHandle(db: Raw, driver: SqliteDriverName, file: string | undefine
       return row === undefined ? undefined : Object.values(row)[0];
     },
     immediate<T>(fn: () => T): T {
-      if (probes.inTransaction() === true) {
-        control('SAVEPOINT hyphae_immediate');
-        try {
-          const result = fn();
-          control('RELEASE hyphae_immediate');
-          return result;
-        } catch (error) {
-          quietly('ROLLBACK TO hyphae_immediate');
-          quietly('RELEASE hyphae_immediate');
-          throw error;
-        }
-      }
-      control('BEGIN IMMEDIATE');
+      // Inside the caller's own transaction, a savepoint: undone alone, the caller's work kept.
+      const nested = probes.inTransaction() === true;
+      control(nested ? 'SAVEPOINT hyphae_immediate' : 'BEGIN IMMEDIATE');
       try {
         const result = fn();
-        control('COMMIT');
+        control(nested ? 'RELEASE hyphae_immediate' : 'COMMIT');
         return result;
       } catch (error) {
-        // Also reached when COMMIT itself fails (busy in rollback-journal mode): nothing was written.
-        if (probes.inTransaction() !== false) quietly('ROLLBACK');
+        if (nested) {
+          quietly('ROLLBACK TO hyphae_immediate');
+          quietly('RELEASE hyphae_immediate');
+        } else if (probes.inTransaction() !== false) {
+          // Also reached when COMMIT itself fails (busy in rollback-journal mode): nothing was written.
+          quietly('ROLLBACK');
+        }
         throw error;
       }
     },
