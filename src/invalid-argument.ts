@@ -139,3 +139,15 @@ export function checkDriverArguments(fn: string, connection: unknown, settings: 
   if (typeof connection === 'object' && connection !== null) checkOptions(fn, connection, true, 'connection');
   checkOptions(fn, settings, true, 'settings');
 }
+
+/**
+ * {@link checkOptions} for each object argument of `fn`, by name and in order; each is required
+ * but those named in `optional` (by default `options`).
+ */
+export function checkArguments(
+  fn: string,
+  args: Readonly<Record<string, unknown>>,
+  optional: readonly string[] = ['options'],
+): void {
+  for (const name of Object.keys(args)) checkOptions(fn, args[name], optional.includes(name), name);
+}

@@ -18,27 +18,20 @@ function childPath(path: string, key: string | number): string {
  */
 export const MAX_JSON_DEPTH = 2_000;
 
+/** Why a value that is neither an object nor null has no JSON form. */
+function scalarProblem(value: unknown): string {
+  if (typeof value === 'number') return `\`${value}\` is not a finite number`;
+  return `a ${typeof value} has no JSON form`;
+}
+
 function serialize(value: unknown, path: string, stack: Set<object>): string | undefined {
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(path, `\`${value}\` is not a finite number`);
-      // ECMAScript Number-to-String is exactly the RFC 8785 number form; -0 becomes "0".
-      return JSON.stringify(value);
-    case 'undefined':
-      return undefined;
-    case 'bigint':
-      throw new CanonicalJsonError(path, 'a bigint has no JSON form');
-    case 'function':
-    case 'symbol':
-      throw new CanonicalJsonError(path, `a ${typeof value} has no JSON form`);
-    default:
-      break;
+  if (typeof value !== 'object' || value === null) {
+    try {
+      return serializeFast(value, 0);
+    } catch {
+      throw new CanonicalJsonError(path, scalarProblem(value));
+    }
   }
-  if (value === null) return 'null';
   const object = value as object;
   if (stack.has(object)) throw new CanonicalJsonError(path, 'the value contains a cycle');
   if (stack.size >= MAX_JSON_DEPTH) {

@@ -3,7 +3,7 @@
  * tool (`inputSchema`, `outputSchema`, `toModelOutput`, `description`, …) is kept as it is.
  */
 import { GuardError } from '../../errors.js';
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import { isAbortError } from '../shared/abort.js';
 import { ToolCallFailedError, ToolCallRefusedError } from '../shared/errors.js';
 import type { GuardRun } from '../shared/run-types.js';
@@ -127,8 +127,7 @@ function guardExecute(name: string, original: Execute, guards: GuardRun): Execut
  * });
  */
 export function guardTools<T extends Readonly<Record<string, AiSdkToolLike>>>(tools: T, guards: GuardRun): T {
-  checkOptions('guardTools', tools, false, 'tools');
-  checkOptions('guardTools', guards, false, 'guards');
+  checkArguments('guardTools', { tools, guards });
   const guarded: Record<string, AiSdkToolLike> = {};
   for (const [name, tool] of Object.entries(tools)) {
     const execute = tool.execute;

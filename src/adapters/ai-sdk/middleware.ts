@@ -4,7 +4,7 @@
  * call's real usage in place of its reservation.
  */
 
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import type { GuardRun, ModelCallGate } from '../shared/run-types.js';
 import { stopGenerateResult, stopStreamResult } from './stop-answer.js';
 
@@ -103,8 +103,7 @@ export function hyphaeMiddleware(
   guards: GuardRun,
   options: HyphaeMiddlewareOptions = {},
 ): HyphaeLanguageModelMiddleware {
-  checkOptions('hyphaeMiddleware', guards, false, 'guards');
-  checkOptions('hyphaeMiddleware', options);
+  checkArguments('hyphaeMiddleware', { guards, options });
   const repair = options.repairTranscript !== false;
   // The gate of each transformed call, found again by the params object the SDK hands back.
   const gates = new WeakMap<object, ModelCallGate>();

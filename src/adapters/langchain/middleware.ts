@@ -14,7 +14,7 @@
  * (the resume continues its counters and books). The next invocation starts from zero.
  */
 import type { RepairTranscriptOptions } from '../../context/transcript/repair.js';
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import { integerOption } from '../../option-checks.js';
 import type { GuardRefusal } from '../shared/types.js';
 import { guardToolCall } from './guard-tool-call.js';
@@ -90,8 +90,7 @@ function repairOptionsOf(
  * });
  */
 export function hyphaeMiddleware(guards: LangChainGuards, options: HyphaeMiddlewareOptions = {}): HyphaeMiddleware {
-  checkOptions('hyphaeMiddleware', guards, false, 'guards');
-  checkOptions('hyphaeMiddleware', options);
+  checkArguments('hyphaeMiddleware', { guards, options });
   const pipeline = toPipeline(guards);
   const registry = registryOf(pipeline);
   const stopMessage = options.stopMessage ?? ((refusal: GuardRefusal) => refusal.message);

@@ -5,7 +5,7 @@
 import { Command, END } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { InvalidOptionError } from '../../errors.js';
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments, checkOptions } from '../../invalid-argument.js';
 import { guardDirectCall, guardToolCall, type LangChainCall } from './guard-tool-call.js';
 import { isObject } from './messages.js';
 import { type RunRegistry, registryOf, runContextOf, runOptionsOf, toPipeline } from './run-scope.js';
@@ -117,8 +117,7 @@ export function guardToolNode(
   options: GuardToolNodeOptions | GuardToolNodeRouting = {},
 ): LangGraphToolNodeLike | GuardedToolNodeFunction {
   if (!Array.isArray(target)) checkOptions('guardToolNode', target, false, 'toolNode');
-  checkOptions('guardToolNode', guards, false, 'guards');
-  checkOptions('guardToolNode', options);
+  checkArguments('guardToolNode', { guards, options });
   if ('onBlock' in options) return routingNode(target, guards, options);
   if (Array.isArray(target)) {
     const node = new ToolNode(guardTools(target as readonly LangChainToolLike[], guards, options) as never);

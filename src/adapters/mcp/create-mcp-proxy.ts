@@ -279,14 +279,29 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       relayRequest(request);
       return;
     }
+    answered(downPending, message, 'client', (pending, response) => {
+      if (pending.kind === 'relay') send(upstream, { ...response, id: pending.id });
+      else pending.resolve(response);
+    });
+  }
+
+  /**
+   * Hand a response to `answer` with the request it answers, taken out of `table`; an answer to no
+   * request is dropped, and a message that is no response is reported.
+   */
+  function answered(
+    table: Map<number, Pending>,
+    message: JsonRpcMessage,
+    from: string,
+    answer: (pending: Pending, response: JsonRpcResponse) => void,
+  ): void {
     if (!isResponse(message) || typeof message.id !== 'number') {
-      report(new Error('Unroutable client message'));
+      report(new Error(`Unroutable ${from} message`));
       return;
     }
-    const pending = downPending.get(message.id);
-    downPending.delete(message.id);
-    if (pending?.kind === 'relay') send(upstream, { ...message, id: pending.id });
-    else if (pending?.kind === 'own') pending.resolve(message);
+    const pending = table.get(message.id);
+    table.delete(message.id);
+    if (pending !== undefined) answer(pending, message);
   }
 
   async function answerClient(pending: Pending & { kind: 'relay' }, message: JsonRpcResponse): Promise<void> {
@@ -334,14 +349,10 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       send(client, { ...message, id });
       return;
     }
-    if (!isResponse(message) || typeof message.id !== 'number') {
-      report(new Error('Unroutable upstream message'));
-      return;
-    }
-    const pending = upPending.get(message.id);
-    upPending.delete(message.id);
-    if (pending?.kind === 'own') pending.resolve(message);
-    else if (pending?.kind === 'relay') answerClient(pending, message).catch(report);
+    answered(upPending, message, 'upstream', (pending, response) => {
+      if (pending.kind === 'own') pending.resolve(response);
+      else answerClient(pending, response).catch(report);
+    });
   }
 
   function close(): Promise<void> {

@@ -4,7 +4,7 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { GuardError, InvalidOptionError } from '../../errors.js';
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import { isAbortError } from '../shared/abort.js';
 import type { ToolCallOutcome } from '../shared/types.js';
 import { stoppedRunGuardrail } from './input-guardrail.js';
@@ -133,9 +133,7 @@ export function guardAgentTool<T extends AgentFunctionToolLike>(
   guards: AgentGuards,
   options: GuardAgentToolOptions = {},
 ): T {
-  checkOptions('guardAgentTool', tool, false, 'tool');
-  checkOptions('guardAgentTool', guards, false, 'guards');
-  checkOptions('guardAgentTool', options);
+  checkArguments('guardAgentTool', { tool, guards, options });
   if (!isFunctionTool(tool)) {
     const name = String((tool as AgentToolLike).name);
     throw new InvalidOptionError('tool', `\`guardAgentTool\` wraps function tools; \`${name}\` is not one`);

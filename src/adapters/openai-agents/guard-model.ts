@@ -5,7 +5,7 @@
  */
 import { InvalidOptionError } from '../../errors.js';
 import type { ModelReservation } from '../../fuses/budget.js';
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import type { GuardPipeline } from '../pipeline.js';
 import { ModelCallRefusedError } from '../shared/errors.js';
 import type { GuardRun, GuardRunOptions } from '../shared/run-types.js';
@@ -194,9 +194,7 @@ export function guardModel<M extends AgentModelLike>(
   guards: AgentGuards,
   options: GuardAgentModelOptions,
 ): GuardedAgentModel<M> {
-  checkOptions('guardModel', model, false, 'model');
-  checkOptions('guardModel', guards, false, 'guards');
-  checkOptions('guardModel', options, false);
+  checkArguments('guardModel', { model, guards, options }, []);
   const methods = methodsOf(model);
   const runOptions = runOptionsOf(options);
   return guarded(
@@ -225,9 +223,7 @@ export function guardModelProvider<P extends AgentModelProviderLike>(
   guards: AgentGuards,
   options: GuardAgentModelOptions,
 ): GuardedAgentModelProvider<P> {
-  checkOptions('guardModelProvider', provider, false, 'provider');
-  checkOptions('guardModelProvider', guards, false, 'guards');
-  checkOptions('guardModelProvider', options, false);
+  checkArguments('guardModelProvider', { provider, guards, options }, []);
   if (typeof provider !== 'object' || provider === null || typeof provider.getModel !== 'function') {
     throw new InvalidOptionError('provider', '`guardModelProvider` wraps a `ModelProvider`: an object with `getModel`');
   }

@@ -4,7 +4,7 @@
  * trimmed session) or a result without its call never reaches the provider.
  */
 import { repairTranscript } from '../../context/transcript/repair.js';
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import type { GuardPipeline } from '../pipeline.js';
 import { readItems, writeItems } from './input-items.js';
 import { scopeOf, toPipeline } from './run-registry.js';
@@ -26,8 +26,7 @@ export function hyphaeCallModelInputFilter(
   guards?: AgentGuards,
   options: AgentInputFilterOptions = {},
 ): AgentCallModelInputFilter {
-  checkOptions('hyphaeCallModelInputFilter', guards, true, 'guards');
-  checkOptions('hyphaeCallModelInputFilter', options);
+  checkArguments('hyphaeCallModelInputFilter', { guards, options }, ['guards', 'options']);
   const pipeline: GuardPipeline | undefined = guards === undefined ? undefined : toPipeline(guards);
   const repair = { ...options.repair, format: 'openai' as const };
   return function repairModelInput({ modelData, context }) {

@@ -3,7 +3,7 @@
  * counts nothing itself (the tool wrapper runs the fuses), so it never double-counts a call.
  */
 
-import { checkOptions } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import type { GuardPipeline } from '../pipeline.js';
 import { type AgentRunRegistry, agentRunRegistry, toPipeline } from './run-registry.js';
 import type {
@@ -53,8 +53,7 @@ export function hyphaeToolInputGuardrail(
   guards: AgentGuards,
   options: AgentGuardrailOptions = {},
 ): AgentToolInputGuardrail {
-  checkOptions('hyphaeToolInputGuardrail', guards, false, 'guards');
-  checkOptions('hyphaeToolInputGuardrail', options);
+  checkArguments('hyphaeToolInputGuardrail', { guards, options });
   const pipeline: GuardPipeline = toPipeline(guards);
   return stoppedRunGuardrail(agentRunRegistry(pipeline), options);
 }

@@ -59,6 +59,19 @@ function checkKeyId(keyId: unknown): string {
   return keyId;
 }
 
+/** `given` checked as the options of `fn`, and its checked key id. */
+function keyOptions<T extends { readonly keyId: string }>(
+  fn: string,
+  given: T,
+): { readonly options: T; readonly keyId: string } {
+  const options = optionsOf(fn, given);
+  return { options, keyId: checkKeyId(options.keyId) };
+}
+
+function receiptKey(keyId: string, algorithm: ReceiptAlgorithm, verify: ReceiptKey['verify']): ReceiptKey {
+  return Object.freeze({ keyId, algorithm, verify });
+}
+
 function isKeyObject(value: unknown): value is KeyObject {
   return value instanceof KeyObject;
 }
@@ -98,8 +111,7 @@ function hmacVerifier(secret: KeyObject) {
  * const signer = createHmacSigner({ key: process.env.HYPHAE_RECEIPT_KEY ?? '', keyId: 'receipts-2026-07' });
  */
 export function createHmacSigner(given: { readonly key: KeyInput; readonly keyId: string }): ReceiptSigner {
-  const options = optionsOf('createHmacSigner', given);
-  const keyId = checkKeyId(options.keyId);
+  const { options, keyId } = keyOptions('createHmacSigner', given);
   const secret = secretKey(options.key, keyId);
   return Object.freeze({
     keyId,
@@ -111,13 +123,8 @@ export function createHmacSigner(given: { readonly key: KeyInput; readonly keyId
 
 /** A verification key for receipts signed with {@link createHmacSigner}: the same secret and key id. */
 export function createHmacVerifier(given: { readonly key: KeyInput; readonly keyId: string }): ReceiptKey {
-  const options = optionsOf('createHmacVerifier', given);
-  const keyId = checkKeyId(options.keyId);
-  return Object.freeze({
-    keyId,
-    algorithm: ReceiptAlgorithm.hmac_sha256,
-    verify: hmacVerifier(secretKey(options.key, keyId)),
-  });
+  const { options, keyId } = keyOptions('createHmacVerifier', given);
+  return receiptKey(keyId, ReceiptAlgorithm.hmac_sha256, hmacVerifier(secretKey(options.key, keyId)));
 }
 
 function asymmetricKey(key: KeyInput, keyId: string, want: 'private' | 'public'): KeyObject {
@@ -165,8 +172,7 @@ export function createEd25519Signer(given: {
   readonly privateKey: KeyInput;
   readonly keyId: string;
 }): ReceiptSigner & { readonly publicKey: ReceiptKeyObject } {
-  const options = optionsOf('createEd25519Signer', given);
-  const keyId = checkKeyId(options.keyId);
+  const { options, keyId } = keyOptions('createEd25519Signer', given);
   const privateKey = asymmetricKey(options.privateKey, keyId, 'private');
   const publicKey = createPublicKey(privateKey);
   return Object.freeze({
@@ -180,13 +186,12 @@ export function createEd25519Signer(given: {
 
 /** A verification key for receipts signed with {@link createEd25519Signer}, from the public key. */
 export function createEd25519Verifier(given: { readonly publicKey: KeyInput; readonly keyId: string }): ReceiptKey {
-  const options = optionsOf('createEd25519Verifier', given);
-  const keyId = checkKeyId(options.keyId);
-  return Object.freeze({
+  const { options, keyId } = keyOptions('createEd25519Verifier', given);
+  return receiptKey(
     keyId,
-    algorithm: ReceiptAlgorithm.ed25519,
-    verify: ed25519Verifier(asymmetricKey(options.publicKey, keyId, 'public')),
-  });
+    ReceiptAlgorithm.ed25519,
+    ed25519Verifier(asymmetricKey(options.publicKey, keyId, 'public')),
+  );
 }
 
 /** Key settings as configuration states them. */
