@@ -225,3 +225,41 @@ describe('public entries refuse garbage with a GuardError and a stable code', ()
     expect((error as Error).cause).toBeInstanceOf(Error);
   });
 });
+
+describe('the adapters check each object argument by its own name', () => {
+  const model = { getResponse: async () => ({}), getStreamedResponse: async function* () {} };
+
+  it('names a missing required argument, and the first of several that are wrong', async () => {
+    const { createGuardPipeline, guardModel, guardModelProvider } = await import('../src/adapters/openai-agents.js');
+    const { guardTools } = await import('../src/adapters/ai-sdk.js');
+    const pipeline = createGuardPipeline();
+
+    expect(await outcome(() => guardModel(model as never, undefined as never, {}))).toMatchObject({
+      code: 'invalid_argument',
+      fn: 'guardModel',
+      argument: 'guards',
+      message: '`guardModel`: `guards` is required',
+    });
+    // `options` is required here: it names the model the calls are priced at.
+    expect(await outcome(() => guardModel(model as never, pipeline, undefined as never))).toMatchObject({
+      fn: 'guardModel',
+      argument: 'options',
+    });
+    expect(await outcome(() => guardModelProvider(7 as never, 'x' as never, {}))).toMatchObject({
+      fn: 'guardModelProvider',
+      argument: 'provider',
+      message: '`guardModelProvider`: `provider` must be an object, got the number `7`',
+    });
+    expect(await outcome(() => guardTools({}, 'x' as never))).toMatchObject({ fn: 'guardTools', argument: 'guards' });
+  });
+
+  it('lets an optional argument be absent, and refuses it when it is not an object', async () => {
+    const { hyphaeCallModelInputFilter } = await import('../src/adapters/openai-agents.js');
+
+    expect(typeof hyphaeCallModelInputFilter()).toBe('function');
+    expect(await outcome(() => hyphaeCallModelInputFilter(undefined, 3 as never))).toMatchObject({
+      fn: 'hyphaeCallModelInputFilter',
+      argument: 'options',
+    });
+  });
+});
