@@ -234,7 +234,7 @@ describe('the adapters check each object argument by its own name', () => {
     const { guardTools } = await import('../src/adapters/ai-sdk.js');
     const pipeline = createGuardPipeline();
 
-    expect(await outcome(() => guardModel(model as never, undefined as never, {}))).toMatchObject({
+    expect(await outcome(() => guardModel(model as never, undefined as never, {} as never))).toMatchObject({
       code: 'invalid_argument',
       fn: 'guardModel',
       argument: 'guards',
@@ -245,7 +245,7 @@ describe('the adapters check each object argument by its own name', () => {
       fn: 'guardModel',
       argument: 'options',
     });
-    expect(await outcome(() => guardModelProvider(7 as never, 'x' as never, {}))).toMatchObject({
+    expect(await outcome(() => guardModelProvider(7 as never, 'x' as never, {} as never))).toMatchObject({
       fn: 'guardModelProvider',
       argument: 'provider',
       message: '`guardModelProvider`: `provider` must be an object, got the number `7`',
