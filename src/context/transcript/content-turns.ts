@@ -2,7 +2,6 @@
  * The turns of formats that keep tool calls and results as elements of an array `content` (AI SDK
  * parts, Anthropic blocks): reading them, and rewriting a message's elements after a repair.
  */
-
 import {
   type CallItem,
   callItem,
