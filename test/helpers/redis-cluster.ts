@@ -41,7 +41,10 @@ export interface OwnCluster {
   cli(port: number, ...args: string[]): Promise<string>;
   /** The port of the master serving `key`, and of its replica. */
   shardOf(key: string): Promise<{ readonly master: number; readonly replica: number }>;
-  /** Wait until every running node reports `cluster_state:ok` and every replica's link to its master is up. */
+  /**
+   * Wait until every running node reports `cluster_state:ok`, flags no running node failing and names
+   * the same masters for the same slots, and every replica's link to its master is up.
+   */
   settle(): Promise<void>;
   /** Freeze a node (SIGSTOP) or let it go on (SIGCONT). */
   signal(port: number, signal: 'SIGSTOP' | 'SIGCONT'): void;
@@ -111,9 +114,42 @@ export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Pr
     await stop();
     throw error;
   }
+  const portOf = (fields: readonly string[] | undefined): number => Number(fields?.[1]?.split('@')[0]?.split(':')[1]);
+  /**
+   * A node's view of the cluster, as a line per master holding slots (`port:ranges`), or null while
+   * it reports the cluster down, holds slots on a node that is down or flags a running node failing.
+   */
+  const viewOf = async (port: number): Promise<string | null> => {
+    if (!(await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return null;
+    const nodes = (await cli(port, 'CLUSTER', 'NODES'))
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(' '));
+    const running = (fields: readonly string[]): boolean => !down.has(portOf(fields));
+    if (nodes.some((fields) => running(fields) && fields[2]?.includes('fail'))) return null;
+    const owners = nodes.filter((fields) => fields[2]?.includes('master') && fields.length > 8);
+    if (owners.some((fields) => !running(fields))) return null;
+    return owners
+      .map((fields) => `${portOf(fields)}:${fields.slice(8).join(',')}`)
+      .sort()
+      .join(' ');
+  };
   const settle = async (): Promise<void> => {
-    for (const port of ports.filter((each) => !down.has(each))) {
-      await until(async () => (await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok'), `${port} not ok`);
+    const live = ports.filter((each) => !down.has(each));
+    // Every running node says the cluster is ok and names the same masters for the same slots, twice
+    // in a row: a node that has not yet heard of a failover still says ok, with the old owner.
+    let agreed = 0;
+    await until(
+      async () => {
+        const views = await Promise.all(live.map(viewOf));
+        const same = views[0] !== null && views.every((view) => view === views[0]);
+        agreed = same ? agreed + 1 : 0;
+        return agreed >= 2;
+      },
+      'nodes do not agree on the slots',
+      1_200,
+    );
+    for (const port of live) {
       await until(async () => {
         const info = await cli(port, 'INFO', 'replication');
         return info.includes('role:master') || info.includes('master_link_status:up');
@@ -137,7 +173,6 @@ export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Pr
           }),
       );
       const replica = nodes.find((fields) => fields[3] === master?.[0]);
-      const portOf = (fields: string[] | undefined): number => Number(fields?.[1]?.split('@')[0]?.split(':')[1]);
       return { master: portOf(master), replica: portOf(replica) };
     },
     settle,

@@ -74,13 +74,14 @@ async function ledgerOn(own: OwnCluster, kind: ClusterClientKind, settings: Redi
     );
 }
 
-/** Call until the store answers: an unavailable store (a failover under way) is tried again. */
+/** Call until the store answers: an unavailable store (a failover under way) is tried again for up to 30 s. */
 async function untilAnswered<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt += 1) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     try {
       return await call();
     } catch (error) {
-      if (!(error instanceof LedgerStorageUnavailableError) || attempt > 100) throw error;
+      if (!(error instanceof LedgerStorageUnavailableError) || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -165,7 +166,7 @@ describe.skipIf(!available)('redis cluster failover under the ledger', () => {
       redispatched.push(
         await untilAnswered(() => again({ call }, { toolCallId: call, scope: HOT })).then(
           () => 'ok',
-          (error: unknown) => (error instanceof Error ? error.name : String(error)),
+          (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error)),
         ),
       );
     }
@@ -178,7 +179,7 @@ describe.skipIf(!available)('redis cluster failover under the ledger', () => {
       const { first, effectsBefore, redispatched, doubles } = await lostMaster({}, 50);
       expect(first.every((outcome) => outcome === 'ok')).toBe(true);
       expect(effectsBefore).toBe(50);
-      expect(redispatched.every((outcome) => outcome === 'ok')).toBe(true);
+      expect(redispatched.filter((outcome) => outcome !== 'ok')).toEqual([]);
       // Replication is asynchronous: the promoted replica never had the records, nor anything to tell.
       expect(doubles).toBe(50);
     },
@@ -193,7 +194,7 @@ describe.skipIf(!available)('redis cluster failover under the ledger', () => {
       expect(new Set(first)).toEqual(new Set(['LedgerStorageUnavailableError']));
       expect(effectsBefore).toBe(0);
       // The refused claims died with the master: every call runs once, on the promoted replica.
-      expect(redispatched.every((outcome) => outcome === 'ok')).toBe(true);
+      expect(redispatched.filter((outcome) => outcome !== 'ok')).toEqual([]);
       expect(effects).toBe(50);
       expect(doubles).toBe(0);
     },
