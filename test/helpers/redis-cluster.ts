@@ -115,16 +115,19 @@ export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Pr
     throw error;
   }
   const portOf = (fields: readonly string[] | undefined): number => Number(fields?.[1]?.split('@')[0]?.split(':')[1]);
+  /** `CLUSTER NODES` as one node asks it: the fields of each line. */
+  const nodesSeenBy = async (port: number): Promise<string[][]> =>
+    (await cli(port, 'CLUSTER', 'NODES'))
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(' '));
   /**
    * A node's view of the cluster, as a line per master holding slots (`port:ranges`), or null while
    * it reports the cluster down, holds slots on a node that is down or flags a running node failing.
    */
   const viewOf = async (port: number): Promise<string | null> => {
     if (!(await cli(port, 'CLUSTER', 'INFO')).includes('cluster_state:ok')) return null;
-    const nodes = (await cli(port, 'CLUSTER', 'NODES'))
-      .trim()
-      .split('\n')
-      .map((line) => line.trim().split(' '));
+    const nodes = await nodesSeenBy(port);
     const running = (fields: readonly string[]): boolean => !down.has(portOf(fields));
     if (nodes.some((fields) => running(fields) && fields[2]?.includes('fail'))) return null;
     const owners = nodes.filter((fields) => fields[2]?.includes('master') && fields.length > 8);
@@ -162,8 +165,7 @@ export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Pr
     cli,
     async shardOf(key) {
       const slot = Number((await cli(ports[0] as number, 'CLUSTER', 'KEYSLOT', key)).trim());
-      const lines = (await cli(ports[0] as number, 'CLUSTER', 'NODES')).trim().split('\n');
-      const nodes = lines.map((line) => line.split(' '));
+      const nodes = await nodesSeenBy(ports[0] as number);
       const master = nodes.find(
         (fields) =>
           fields[2]?.includes('master') &&
