@@ -15,7 +15,8 @@ import { startOwnRedis } from '../../test/helpers/own-redis.js';
 import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { randomKey } from '../lib/random-key.js';
-import { openRawRedis } from '../lib/redis-raw.js';
+import { openRawRedis, type RawRedisClient } from '../lib/redis-raw.js';
+import { parseDoc, type WrittenDoc } from '../lib/written-docs.js';
 import { countWrites } from './write-counts.js';
 
 const quick = process.argv.includes('--quick');
@@ -65,11 +66,52 @@ return 1
 `,
 };
 
+/**
+ * The record kept as one string (a short header, then the JSON) rather than a hash: the create
+ * claims it with `SET NX GET`, the update compares the header's version with `GETRANGE`. Same
+ * marker check, ticket entry, list index and notice as the driver's scripts.
+ */
+const STRING_RECORD = {
+  create: `
+if redis.call('HGET', KEYS[3], 'id') ~= ARGV[4] then return { 'ledger' } end
+local existing = redis.call('SET', KEYS[1], ARGV[2], 'NX', 'GET')
+if existing then return { 'key', existing } end
+if #KEYS >= 4 and not redis.call('SET', KEYS[4], ARGV[1], 'NX') then
+  redis.call('DEL', KEYS[1])
+  return { 'ticket' }
+end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return { 'created' }
+`,
+  update: `
+if redis.call('HGET', KEYS[3], 'id') ~= ARGV[6] then return { 'ledger' } end
+if redis.call('GETRANGE', KEYS[1], 0, #ARGV[2] - 1) ~= ARGV[2] then return 0 end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+redis.call('PUBLISH', KEYS[1], ARGV[4])
+return 1
+`,
+};
+
+/** The driver's scripts and empty ones as functions of a library of the bench's own, for FCALL. */
+const BENCH_LIBRARY = `#!lua name=hyphae_bench
+redis.register_function('hyphae_bench_create', function(KEYS, ARGV)
+${CREATE_RECORD_SCRIPT}
+end)
+redis.register_function('hyphae_bench_update', function(KEYS, ARGV)
+${UPDATE_RECORD_SCRIPT}
+end)
+redis.register_function('hyphae_bench_empty_create', function() return { 'created' } end)
+redis.register_function('hyphae_bench_empty_update', function() return 1 end)
+`;
+
 interface Variant {
   readonly name: string;
   readonly part: string;
   readonly create: string;
   readonly update: string;
+  /** Functions of {@link BENCH_LIBRARY} called with FCALL instead of the scripts by EVALSHA. */
+  readonly functions?: { readonly create: string; readonly update: string };
 }
 
 const VARIANTS: Variant[] = [
@@ -110,6 +152,20 @@ const VARIANTS: Variant[] = [
     create: "return { 'created' }",
     update: 'return 1',
   },
+  {
+    name: 'driver scripts as functions',
+    part: 'EVALSHA (sent as FCALL)',
+    create: CREATE_RECORD_SCRIPT,
+    update: UPDATE_RECORD_SCRIPT,
+    functions: { create: 'hyphae_bench_create', update: 'hyphae_bench_update' },
+  },
+  {
+    name: 'empty functions, same KEYS and ARGV',
+    part: 'everything but FCALL itself',
+    create: "return { 'created' }",
+    update: 'return 1',
+    functions: { create: 'hyphae_bench_empty_create', update: 'hyphae_bench_empty_update' },
+  },
 ];
 
 interface Measured {
@@ -142,16 +198,26 @@ async function main(): Promise<void> {
     const commandUs = async () => {
       const text = await info('commandstats');
       const usec = (name: string) => Number(new RegExp(`cmdstat_${name}:calls=\\d+,usec=(\\d+)`).exec(text)?.[1] ?? 0);
-      return usec('evalsha') + usec('set');
+      return usec('fcall') + usec('evalsha') + usec('set');
     };
     const writes = await countWrites('redis', createRedisStorage({ client }, { prefix: 'docs:' }));
     const completed = writes.call.docs.at(-1) ?? '{}';
     const inFlight = writes.call.docs[0] ?? '{}';
     const ops: { variant: Omit<Variant, 'create' | 'update'>; op: () => Promise<unknown> }[] = [];
+    await client.sendCommand(['FUNCTION', 'LOAD', 'REPLACE', BENCH_LIBRARY]);
     for (const [i, variant] of VARIANTS.entries()) {
-      const raw = await openRawRedis(client, `v${i}:`, variant);
+      const raw = await openRawRedis(
+        client,
+        `v${i}:`,
+        variant,
+        variant.functions ? { functions: variant.functions } : {},
+      );
       ops.push({ variant, op: raw.write(writes.call.docs) });
     }
+    ops.push({
+      variant: { name: 'record as a string', part: 'the hash (SET NX GET, GETRANGE)' },
+      op: await stringRecordWrite(client, writes.call.docs),
+    });
     ops.push({
       variant: { name: 'powertools: SET NX EX, SET EX', part: '(its first call)' },
       async op() {
@@ -198,6 +264,46 @@ async function main(): Promise<void> {
   console.log('wrote bench/results/redis-scripts.json and bench/results/redis-scripts.md');
 }
 
+/**
+ * A first call on {@link STRING_RECORD}: the create, then the compare-and-set, with the documents the
+ * driver sends behind a header of version, outcome, kind, ticket and tool.
+ */
+async function stringRecordWrite(client: RawRedisClient, docs: readonly string[]): Promise<() => Promise<void>> {
+  const [first, ...rest] = docs.map(parseDoc);
+  if (first === undefined) throw new Error('no documents');
+  const shas = await Promise.all(
+    [STRING_RECORD.create, STRING_RECORD.update].map((script) => client.sendCommand(['SCRIPT', 'LOAD', script])),
+  );
+  const [createSha, updateSha] = shas.map(String);
+  const prefix = 'string:';
+  await client.sendCommand(['HSET', `${prefix}ledger`, 'id', 'bench-raw', 'at', '0']);
+  const value = (write: WrittenDoc, ticket: string) =>
+    `${write.version}|${write.outcome}|${write.kind}|=${ticket}|${write.tool}\n${write.doc}`;
+  return async () => {
+    const key = randomKey();
+    const keys = [`${prefix}rec:${key}`, `${prefix}updated`, `${prefix}ledger`];
+    const created = await client.sendCommand([
+      'EVALSHA',
+      String(createSha),
+      '4',
+      ...keys,
+      `${prefix}ticket:${key}`,
+      key,
+      value(first, key),
+      String(Date.now()),
+      'bench-raw',
+    ]);
+    if (!Array.isArray(created) || created[0] !== 'created') throw new Error('String create met an existing record');
+    let version = first.version;
+    for (const write of rest) {
+      const args = [key, `${version}|`, value(write, key), String(write.version), String(Date.now()), 'bench-raw'];
+      if ((await client.sendCommand(['EVALSHA', String(updateSha), '3', ...keys, ...args])) !== 1)
+        throw new Error('String CAS update lost');
+      version = write.version;
+    }
+  };
+}
+
 async function writeReport(command: string, loadAtStart: number, measured: readonly Measured[]): Promise<void> {
   const base = measured[0];
   const powertools = measured.at(-1);
@@ -221,12 +327,14 @@ async function writeReport(command: string, loadAtStart: number, measured: reado
     '',
     `The two scripts of a first call (create, then the completing compare-and-set), sent with EVALSHA
 through one node-redis client to a \`redis-server\` of the bench's own (no persistence, nothing else on it),
-with the KEYS, ARGV and documents the driver sends. Each variant leaves one part of the scripts out, so
-"saved" (driver scripts − variant) is what that part costs inside the server; the previous scripts row
-is negative because they cost more. The last row is powertools' first call (two SETs of values of the
-same size). "In commands" is the time \`INFO commandstats\` counts in EVALSHA (and SET) per
-first call; "server CPU" is the server process's user + system CPU per first call (\`INFO cpu\`), which also
-counts reading and answering the two commands.`,
+with the KEYS, ARGV and documents the driver sends. Each variant leaves one part of the scripts out or
+does it another way, so "saved" (driver scripts − variant) is what that part costs inside the server;
+the previous scripts row is negative because they cost more. Two rows try other designs: the same
+scripts as Redis Functions (FCALL of a library loaded once), and the record kept as one string (a
+header, then the JSON) claimed with \`SET NX GET\` instead of a hash. The last row is powertools' first
+call (two SETs of values of the same size). "In commands" is the time \`INFO commandstats\` counts in
+EVALSHA, FCALL and SET per first call; "server CPU" is the server process's user + system CPU per
+first call (\`INFO cpu\`), which also counts reading and answering the two commands.`,
     '',
     ...markdownTable(
       [

@@ -29,12 +29,24 @@ export interface RawRedis {
 
 const sha1 = (text: string): string => createHash('sha1').update(text).digest('hex');
 
+/** How the raw operations run their scripts. */
+export interface RawRedisOptions {
+  /** Call these functions (of a library the caller loaded) with the same KEYS and ARGV, not the scripts by EVALSHA. */
+  readonly functions?: { readonly create: string; readonly update: string };
+}
+
 /** Load the scripts and build the raw operations under `prefix`. */
-export async function openRawRedis(client: RawRedisClient, prefix: string, scripts: RedisScripts): Promise<RawRedis> {
-  const createSha = sha1(scripts.create);
-  const updateSha = sha1(scripts.update);
+export async function openRawRedis(
+  client: RawRedisClient,
+  prefix: string,
+  scripts: RedisScripts,
+  options: RawRedisOptions = {},
+): Promise<RawRedis> {
   await client.sendCommand(['SCRIPT', 'LOAD', scripts.create]);
   await client.sendCommand(['SCRIPT', 'LOAD', scripts.update]);
+  const named = options.functions;
+  const createHead = named === undefined ? ['EVALSHA', sha1(scripts.create)] : ['FCALL', named.create];
+  const updateHead = named === undefined ? ['EVALSHA', sha1(scripts.update)] : ['FCALL', named.update];
   const recordPrefix = `${prefix}rec:`;
   const index = `${prefix}updated`;
   // The scripts check the ledger marker, as the driver's do; the baseline writes it once.
@@ -44,8 +56,7 @@ export async function openRawRedis(client: RawRedisClient, prefix: string, scrip
 
   const create = (key: string, ticketKey: string, write: WrittenDoc): Promise<unknown> =>
     client.sendCommand([
-      'EVALSHA',
-      createSha,
+      ...createHead,
       '4',
       `${recordPrefix}${key}`,
       index,
@@ -64,8 +75,7 @@ export async function openRawRedis(client: RawRedisClient, prefix: string, scrip
     ]);
   const update = (key: string, ticketKey: string, expected: number, write: WrittenDoc): Promise<unknown> =>
     client.sendCommand([
-      'EVALSHA',
-      updateSha,
+      ...updateHead,
       '3',
       `${recordPrefix}${key}`,
       index,
