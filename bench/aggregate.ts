@@ -17,6 +17,7 @@ const AREA_ORDER = [
   'dbos',
   'throughput',
   'cluster',
+  'cluster-scaling',
   'fuses',
   'boundary',
   'context',

@@ -26,12 +26,17 @@ export interface FlightStats {
   readonly cpuUsPerCall: number;
 }
 
+/** Where {@link flight} records each call's latency, in µs (a {@link Histogram}, or a list to send elsewhere). */
+export interface LatencyRecorder {
+  record(us: number): void;
+}
+
 /** Keep `inFlight` calls of `op` going for `ms`; the calls completed and the time until the last one ended. */
-async function flight(
+export async function flight(
   op: Op,
   inFlight: number,
   ms: number,
-  histogram: Histogram | null,
+  histogram: LatencyRecorder | null,
 ): Promise<{ calls: number; elapsedMs: number }> {
   const started = performance.now();
   const end = started + ms;
