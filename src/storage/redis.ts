@@ -27,7 +27,12 @@ import {
   type WaitForReplicas,
   waitForReplicasOf,
 } from './redis/replication.js';
-import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './redis/scripts.js';
+import {
+  CREATE_RECORD_SCRIPT,
+  FIND_BY_TICKET_SCRIPT,
+  SHARDED_UPDATE_RECORD_SCRIPT,
+  UPDATE_RECORD_SCRIPT,
+} from './redis/scripts.js';
 import { createSubscriptions } from './redis/subscriptions.js';
 
 export type { RedisClusterLike, RedisClusterNodeLike } from './redis/cluster.js';
@@ -155,7 +160,9 @@ export function createRedisStorage(
     };
   }
   const scripts = createScriptRunner();
-  const notices = createSubscriptions(() => source.openSubscriber());
+  // On a cluster (a hash-tagged prefix) the notices are sharded, as in the bucket layout.
+  const notices = createSubscriptions(() => source.openSubscriber(), { sharded: cluster !== null });
+  const updateScript = cluster === null ? UPDATE_RECORD_SCRIPT : SHARDED_UPDATE_RECORD_SCRIPT;
   const recordPrefix = `${prefix}rec:`;
   const indexKey = `${prefix}updated`;
   const recordKey = (key: string): string => `${recordPrefix}${key}`;
@@ -225,7 +232,7 @@ export function createRedisStorage(
   }
 
   const createSha = scripts.sha(CREATE_RECORD_SCRIPT);
-  const updateSha = scripts.sha(UPDATE_RECORD_SCRIPT);
+  const updateSha = scripts.sha(updateScript);
 
   return {
     prefix,
@@ -283,7 +290,7 @@ export function createRedisStorage(
           command.push(String(expectedVersion), encodeRecord(candidate), String(candidate.version));
           command.push(String(candidate.updatedAt), candidate.outcome, candidate.tool, candidate.kind);
           command.push(marker(candidate.ticketKey), ledgerId);
-          const reply = await scripts.send(client, UPDATE_RECORD_SCRIPT, command);
+          const reply = await scripts.send(client, updateScript, command);
           if (reply === 1) {
             if (waitForReplicas !== null) await replicated('update', client, recordKey(key));
             return true;

@@ -33,6 +33,7 @@ import {
   openClusterStorage,
   ownClusterOrSkip,
 } from '../helpers/redis-cluster.js';
+import { eventually } from '../helpers/redis-watch.js';
 
 const cluster = await ownClusterOrSkip(7101);
 const runPrefix = `hyphae-test:cluster:${randomUUID()}:`;
@@ -115,6 +116,10 @@ describe.skipIf(cluster === null)('redis storage on a cluster', () => {
           expect(await other.get(record.key)).toEqual(record);
           expect(await other.findByTicket(record.ticketKey ?? '')).toEqual(record);
         }
+      });
+
+      it('sends its change notices to the shard of the record only, and a watcher on another client hears them', async () => {
+        await expectShardedNotices(own, await open(), await open());
       });
 
       it('answers a ticket claimed under another scope with its holder', async () => {
@@ -226,10 +231,43 @@ describe.skipIf(cluster === null)('redis storage on a cluster', () => {
         expect(counts.filter((count) => count > 0)).toHaveLength(1);
         expect((await listAll(storage, { limit: 3 })).keys).toEqual(inListOrder(records));
         expect(await storage.findByTicket(records[0]?.ticketKey ?? '')).toEqual(records[0]);
+        await expectShardedNotices(own, storage, await open());
       });
     });
   }
 });
+
+/**
+ * Updates through `writer` are heard by a watch through `watcher`, and none of their notices crossed
+ * the cluster bus as a plain PUBLISH (which reaches every node, once per update).
+ */
+async function expectShardedNotices(own: OwnCluster, writer: RedisStorage, watcher: RedisStorage): Promise<void> {
+  const records = Array.from({ length: 24 }, () => scoped());
+  for (const record of records) await writer.create(record);
+  const watched = records[5] as TransitionRecord;
+  let heard = 0;
+  const stop = watcher.watch(watched.key, () => {
+    heard += 1;
+  });
+  try {
+    await eventually(() => heard > 0, 'the watch was never live');
+    const plainPublishes = async (): Promise<number> => {
+      let total = 0;
+      for (const node of own.nodes) {
+        const info = await own.cli(node.port, 'CLUSTER', 'INFO');
+        total += Number(/cluster_stats_messages_publish_received:(\d+)/.exec(info)?.[1] ?? 0);
+      }
+      return total;
+    };
+    const before = await plainPublishes();
+    const live = heard;
+    for (const record of records) expect(await writer.update(record.key, 1, { ...record, version: 2 })).toBe(true);
+    await eventually(() => heard > live, 'the update was not heard');
+    expect((await plainPublishes()) - before).toBe(0);
+  } finally {
+    stop();
+  }
+}
 
 /** Connections each node of `own` holds, by port. */
 async function clientsPerNode(own: OwnCluster): Promise<Map<number, number>> {

@@ -34,7 +34,7 @@ import {
 import { marker, planList } from './list.js';
 import { ledgerIdentity, markerGoneError, maxmemoryHazards, orphanTicketError } from './preflight.js';
 import { createReplicationGate, type WaitForReplicas } from './replication.js';
-import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, UPDATE_RECORD_SCRIPT } from './scripts.js';
+import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, SHARDED_UPDATE_RECORD_SCRIPT } from './scripts.js';
 import { createSubscriptions } from './subscriptions.js';
 
 /**
@@ -113,10 +113,13 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
   const locationOf = (key: string, at?: number): string =>
     at === undefined ? `redis:${keyRoute(key)}` : `redis:${bucket(at).recordPrefix}${key}`;
   const send = (args: readonly string[]): Promise<unknown> => client.sendCommand(args);
-  const notices = createSubscriptions(async () => {
-    if (options.isClosed() || typeof client.duplicate !== 'function') return null;
-    return connectHeard(client.duplicate());
-  });
+  const notices = createSubscriptions(
+    async () => {
+      if (options.isClosed() || typeof client.duplicate !== 'function') return null;
+      return connectHeard(client.duplicate());
+    },
+    { sharded: true },
+  );
 
   function ready(operation: string): void {
     if (options.isClosed()) {
@@ -290,7 +293,7 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
           const args = [key, String(expectedVersion), encodeRecord(candidate), String(candidate.version)];
           args.push(String(candidate.updatedAt), candidate.outcome, candidate.tool, candidate.kind);
           args.push(marker(candidate.ticketKey), ledgerId);
-          const reply = await scripts.run(client, UPDATE_RECORD_SCRIPT, keys, args);
+          const reply = await scripts.run(client, SHARDED_UPDATE_RECORD_SCRIPT, keys, args);
           if (reply === 1) {
             await replicated('update', keys[0] as string);
             return true;

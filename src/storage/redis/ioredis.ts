@@ -32,8 +32,14 @@ export interface IoredisClusterLike {
   readonly isCluster: boolean;
   readonly status: string;
   call(command: string, args: string[]): Promise<unknown>;
-  /** A new cluster client; the adapter passes no startup nodes (the same ones) and `{ lazyConnect: true }`. */
-  duplicate(startupNodes: never[], override: { lazyConnect: boolean }): IoredisSubscriberLike;
+  /**
+   * A new cluster client; the adapter passes no startup nodes (the same ones) and
+   * `{ lazyConnect: true, shardedSubscribers: true }` (the notices of a cluster are sharded).
+   */
+  duplicate(
+    startupNodes: never[],
+    override: { lazyConnect: boolean; shardedSubscribers: boolean },
+  ): IoredisSubscriberLike;
   /** The master clients the cluster sends its commands through. */
   nodes(role: 'master'): readonly IoredisNodeLike[];
   /** For each slot, the `host:port` of its master first. */
@@ -53,9 +59,12 @@ export interface IoredisSubscriberLike {
   connect(): Promise<unknown>;
   subscribe(channel: string): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
+  /** Sharded subscriptions (ioredis 5.4 and later); without them a cluster's notices are not heard. */
+  ssubscribe?(channel: string): Promise<unknown>;
+  sunsubscribe?(channel: string): Promise<unknown>;
   quit(): Promise<unknown>;
   disconnect(): void;
-  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  on(event: 'message' | 'smessage', listener: (channel: string, message: string) => void): unknown;
   on(event: 'error', listener: (error: unknown) => void): unknown;
 }
 
@@ -72,33 +81,48 @@ export function looksLikeIoredis(value: unknown): boolean {
 }
 
 /**
- * A subscriber over an ioredis client: one `message` listener hands each message to the listener of
- * its channel. ioredis resubscribes by itself after a reconnect (`autoResubscribe`, on by default),
+ * A subscriber over an ioredis client: one `message` and one `smessage` (sharded) listener hand each
+ * message to the listener of its channel. ioredis resubscribes by itself after a reconnect (`autoResubscribe`, on by default),
  * so the connection counts as open until it has ended.
  */
 function ioredisSubscriber(client: IoredisSubscriberLike): RedisSubscriberLike {
   const listeners = new Map<string, (message: string, channel: string) => void>();
-  client.on('message', (channel, message) => {
+  const deliver = (channel: string, message: string): void => {
     listeners.get(channel)?.(message, channel);
-  });
+  };
+  client.on('message', deliver);
+  client.on('smessage', deliver);
+  const listen =
+    (send: (channel: string) => Promise<unknown>) =>
+    async (channel: string, listener: (message: string, channel: string) => void): Promise<unknown> => {
+      listeners.set(channel, listener);
+      try {
+        return await send(channel);
+      } catch (error) {
+        listeners.delete(channel);
+        throw error;
+      }
+    };
+  const leave = (send: (channel: string) => Promise<unknown>) => (channel: string) => {
+    listeners.delete(channel);
+    return send(channel);
+  };
+  const { ssubscribe, sunsubscribe } = client;
+  const sharded =
+    typeof ssubscribe === 'function' && typeof sunsubscribe === 'function'
+      ? {
+          sSubscribe: listen((channel) => ssubscribe.call(client, channel)),
+          sUnsubscribe: leave((channel) => sunsubscribe.call(client, channel)),
+        }
+      : {};
   return {
     get isOpen() {
       return client.status !== 'end' && client.status !== 'wait';
     },
     connect: () => client.connect(),
-    async subscribe(channel, listener) {
-      listeners.set(channel, listener);
-      try {
-        return await client.subscribe(channel);
-      } catch (error) {
-        listeners.delete(channel);
-        throw error;
-      }
-    },
-    async unsubscribe(channel) {
-      listeners.delete(channel);
-      return client.unsubscribe(channel);
-    },
+    subscribe: listen((channel) => client.subscribe(channel)),
+    unsubscribe: leave((channel) => client.unsubscribe(channel)),
+    ...sharded,
     close: () => client.quit(),
     destroy: () => client.disconnect(),
     on: (_event, listener) => client.on('error', listener),
@@ -158,6 +182,6 @@ function fromIoredisCluster(cluster: IoredisClusterLike): ClusterClient {
       masters: async () => cluster.nodes('master').map((node) => ({ sendCommand: (args) => send(node, args) })),
       sendTo: async (key, args) => send(masterOf(key), args),
     },
-    () => ioredisSubscriber(cluster.duplicate([], { lazyConnect: true })),
+    () => ioredisSubscriber(cluster.duplicate([], { lazyConnect: true, shardedSubscribers: true })),
   );
 }

@@ -12,7 +12,7 @@
  *
  * Every update is also published, with its new version, on the channel named like the record's
  * hash (`p rec:<key>`; channels and keys are separate namespaces), so pollers of that record in
- * other processes can read it again at once.
+ * other processes can read it again at once; on Redis Cluster as a sharded notice (`SPUBLISH`).
  *
  * Some scripts read record hashes named by the index rather than by KEYS, so every key a script
  * touches must share its slot on Redis Cluster: `cluster-storage.ts` runs these scripts per bucket
@@ -102,7 +102,19 @@ return { 'created' }
  *          its version differs, `{ 'ticket', stored marker }` when the JSON names another ticket
  *          (nothing written), `{ 'ledger' }` when the marker is gone or another (nothing written)
  */
-export const UPDATE_RECORD_SCRIPT = `
+export const UPDATE_RECORD_SCRIPT: string = updateRecordScript("redis.call('PUBLISH', KEYS[1], ARGV[4])");
+
+/**
+ * {@link UPDATE_RECORD_SCRIPT} for a cluster client: the notice goes out with `SPUBLISH` (sharded
+ * pub/sub, Redis 7), on the channel of the record's own slot, so it stays on the shard that holds the
+ * record. A plain `PUBLISH` on Redis Cluster is forwarded over the cluster bus to every node, and
+ * each write would cost every master. A server without `SPUBLISH` answers the `pcall` with an error
+ * the script ignores: the write stands, and pollers poll on their interval.
+ */
+export const SHARDED_UPDATE_RECORD_SCRIPT: string = updateRecordScript("redis.pcall('SPUBLISH', KEYS[1], ARGV[4])");
+
+function updateRecordScript(notice: string): string {
+  return `
 if redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
 local current = redis.call('HMGET', KEYS[1], 'v', 'tk')
 if not current[1] or tonumber(current[1]) ~= tonumber(ARGV[2]) then return 0 end
@@ -110,9 +122,10 @@ local stored = current[2] or ''
 if stored ~= ARGV[9] then return { 'ticket', stored } end
 redis.call('HSET', KEYS[1], 'doc', ARGV[3], 'v', ARGV[4], 'o', ARGV[6], 't', ARGV[7], 'k', ARGV[8])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-redis.call('PUBLISH', KEYS[1], ARGV[4])
+${notice}
 return 1
 `;
+}
 
 /**
  * Read the record holding a ticket index entry.

@@ -13,6 +13,13 @@ export interface RedisSubscriberLike {
   connect(): Promise<unknown>;
   subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
   unsubscribe(channel: string): Promise<unknown>;
+  /**
+   * Optional: subscribe to a sharded channel (`SSUBSCRIBE`, Redis 7), on the node serving its slot.
+   * The notices of a cluster are sharded; a subscriber without it hears none, and pollers poll.
+   */
+  sSubscribe?(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  /** Optional: the other half of {@link sSubscribe}. */
+  sUnsubscribe?(channel: string): Promise<unknown>;
   close(): Promise<unknown>;
   destroy(): void;
   on(event: 'error', listener: (error: unknown) => void): unknown;
@@ -34,12 +41,38 @@ const ignore = (): void => undefined;
 /** Pause before subscribing again after the connection refused (down, or reconnecting). */
 const RETRY_MS = 100;
 
+/** How a subscriber connection subscribes to one channel and leaves it. */
+interface ChannelVerbs {
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<unknown>;
+  unsubscribe(channel: string): Promise<unknown>;
+}
+
+/** Plain or sharded subscriptions on `client`; null when it cannot make sharded ones. */
+function verbsOf(client: RedisSubscriberLike, sharded: boolean): ChannelVerbs | null {
+  if (!sharded) {
+    return {
+      subscribe: (channel, listener) => client.subscribe(channel, listener),
+      unsubscribe: (channel) => client.unsubscribe(channel),
+    };
+  }
+  const { sSubscribe, sUnsubscribe } = client;
+  if (typeof sSubscribe !== 'function' || typeof sUnsubscribe !== 'function') return null;
+  return {
+    subscribe: (channel, listener) => sSubscribe.call(client, channel, listener),
+    unsubscribe: (channel) => sUnsubscribe.call(client, channel),
+  };
+}
+
 /**
- * Subscriptions over the connection `open` makes (null when this client cannot subscribe).
+ * Subscriptions over the connection `open` makes (null when this client cannot subscribe), to
+ * plain channels, or to sharded ones (`SSUBSCRIBE`) when the notices are sharded (on a cluster).
  * Subscribing and unsubscribing run one at a time, each bringing the connection's channels in line
  * with the channels watched; a connection that failed or closed is opened again at the next change.
  */
-export function createSubscriptions(open: () => Promise<RedisSubscriberLike | null>): Subscriptions {
+export function createSubscriptions(
+  open: () => Promise<RedisSubscriberLike | null>,
+  { sharded = false }: { readonly sharded?: boolean } = {},
+): Subscriptions {
   const listeners = new Map<string, Set<() => void>>();
   /** Channels `current` is subscribed to. */
   const subscribed = new Set<string>();
@@ -75,9 +108,12 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
     if ([...listeners.keys()].every((channel) => subscribed.has(channel)) && [...subscribed].every(wanted)) return true;
     const client = await ready();
     if (client === null) return false;
+    const verbs = verbsOf(client, sharded);
+    // A subscriber that cannot hear sharded notices: nothing to subscribe to, pollers poll.
+    if (verbs === null) return true;
     for (const channel of [...listeners.keys()]) {
       if (subscribed.has(channel)) continue;
-      await client.subscribe(channel, dispatch);
+      await verbs.subscribe(channel, dispatch);
       subscribed.add(channel);
       // A write published before the subscription was live is lost: tell the watchers to look now.
       dispatch('', channel);
@@ -85,7 +121,7 @@ export function createSubscriptions(open: () => Promise<RedisSubscriberLike | nu
     for (const channel of [...subscribed]) {
       if (wanted(channel)) continue;
       subscribed.delete(channel);
-      await client.unsubscribe(channel);
+      await verbs.unsubscribe(channel);
     }
     return true;
   }
