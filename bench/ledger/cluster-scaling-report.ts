@@ -14,7 +14,7 @@ export interface ServerUse {
   readonly commandsPerCall: number;
   /** Commands per read of client input: how much the server batches. */
   readonly commandsPerRead: number;
-  /** Cluster bus messages received per call (a master forwards every `PUBLISH` to the others). */
+  /** Cluster bus messages received per call (a plain `PUBLISH` would be forwarded to every other node). */
   readonly busPerCall: number;
   /** Share of the CFS periods the server ran in where it used up its quota (`cpu.stat`). */
   readonly throttled: number;
@@ -222,10 +222,11 @@ export function markdownOf(report: ScalingReport): string {
     'its key and ticket (two more commands, `SET` and `SET NX GET`, sent before the create script: 14 commands',
     'per call against 12), and the one-master row shows what the cluster layout costs the servers on its own.',
     'Over three masters a call’s commands go to up to three servers, so each server holds a third of the calls',
-    'in flight and reads fewer commands at a time (commands per read), which costs more CPU per command; and',
-    'every `PUBLISH` of the update script (the change notice for watchers) is forwarded over the cluster bus',
-    'to every other node, so each master also takes about two thirds of a bus message per call. Both show in',
-    'the server CPU per call of the three masters together, against the one master’s.',
+    'in flight and reads fewer commands at a time (commands per read), which costs more CPU per command. That',
+    'shows in the server CPU per call of the three masters together, against the one master’s. The change',
+    'notice of the update script goes out with `SPUBLISH` on a cluster, so it stays on the record’s shard: the',
+    'bus messages per call stay at 0 (a plain `PUBLISH` would be forwarded to every other node, about two',
+    'thirds of a bus message per call on each of three masters).',
     '',
   ].join('\n');
 }
