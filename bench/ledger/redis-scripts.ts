@@ -16,7 +16,7 @@ import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/ar
 import { markdownTable } from '../lib/markdown-table.js';
 import { randomKey } from '../lib/random-key.js';
 import { openRawRedis, type RawRedisClient } from '../lib/redis-raw.js';
-import { parseDoc, type WrittenDoc } from '../lib/written-docs.js';
+import { splitWrites, type WrittenDoc } from '../lib/written-docs.js';
 import { countWrites } from './write-counts.js';
 
 const quick = process.argv.includes('--quick');
@@ -269,8 +269,7 @@ async function main(): Promise<void> {
  * driver sends behind a header of version, outcome, kind, ticket and tool.
  */
 async function stringRecordWrite(client: RawRedisClient, docs: readonly string[]): Promise<() => Promise<void>> {
-  const [first, ...rest] = docs.map(parseDoc);
-  if (first === undefined) throw new Error('no documents');
+  const { first, rest } = splitWrites(docs);
   const shas = await Promise.all(
     [STRING_RECORD.create, STRING_RECORD.update].map((script) => client.sendCommand(['SCRIPT', 'LOAD', script])),
   );

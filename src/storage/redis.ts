@@ -160,9 +160,11 @@ export function createRedisStorage(
     };
   }
   const scripts = createScriptRunner();
-  // On a cluster (a hash-tagged prefix) the notices are sharded, as in the bucket layout.
-  const notices = createSubscriptions(() => source.openSubscriber(), { sharded: cluster !== null });
-  const updateScript = cluster === null ? UPDATE_RECORD_SCRIPT : SHARDED_UPDATE_RECORD_SCRIPT;
+  // On a cluster (a hash-tagged prefix) the notices are sharded, as in the bucket layout: the update
+  // script and the subscriptions must agree.
+  const sharded = cluster !== null;
+  const notices = createSubscriptions(() => source.openSubscriber(), { sharded });
+  const updateScript = sharded ? SHARDED_UPDATE_RECORD_SCRIPT : UPDATE_RECORD_SCRIPT;
   const recordPrefix = `${prefix}rec:`;
   const indexKey = `${prefix}updated`;
   const recordKey = (key: string): string => `${recordPrefix}${key}`;

@@ -82,8 +82,8 @@ export function looksLikeIoredis(value: unknown): boolean {
 
 /**
  * A subscriber over an ioredis client: one `message` and one `smessage` (sharded) listener hand each
- * message to the listener of its channel. ioredis resubscribes by itself after a reconnect (`autoResubscribe`, on by default),
- * so the connection counts as open until it has ended.
+ * message to the listener of its channel. ioredis resubscribes by itself after a reconnect
+ * (`autoResubscribe`, on by default), so the connection counts as open until it has ended.
  */
 function ioredisSubscriber(client: IoredisSubscriberLike): RedisSubscriberLike {
   const listeners = new Map<string, (message: string, channel: string) => void>();
