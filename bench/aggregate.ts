@@ -14,6 +14,7 @@ const AREA_ORDER = [
   'ledger',
   'powertools',
   'redis-scripts',
+  'first-call-parts',
   'dbos',
   'throughput',
   'cluster',

@@ -142,10 +142,14 @@ describe.skipIf(skip)('redis: records lost under the ledger', () => {
 
       const create = await rejectionOf(storage.create(makeTestRecord({ key: 'k2' })));
       const update = await rejectionOf(storage.update('k1', 1, makeTestRecord({ key: 'k1', version: 2 })));
+      // Meeting a record writes nothing: it is a read, like `get`, and answers without the marker.
+      const met = await storage.create(makeTestRecord({ key: 'k1', outcome: 'COMPLETED' }));
 
       expect(create).toBeInstanceOf(LedgerStorageCorruptError);
       expect(update).toBeInstanceOf(LedgerStorageCorruptError);
       expect((create as Error).message).toContain(ledgerId);
+      expect(met.created).toBe(false);
+      expect(met.record).toMatchObject({ key: 'k1', version: 1, outcome: 'IN_FLIGHT' });
       expect(await admin.exists([`${prefix}ledger`, `${prefix}rec:k2`])).toBe(0);
     });
 

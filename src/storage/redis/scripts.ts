@@ -46,6 +46,11 @@ return { 'created', ARGV[1], ARGV[2] }
  * with `SET NX` (one command on the fresh path) as the last check: when it is refused nothing has
  * been written, and the holder is read.
  *
+ * A record that exists is returned before the marker is read: meeting it writes nothing, and reads
+ * do not check the marker (`get` is a plain `HGET`), so a replay costs one command in the script.
+ * Every path that writes checks the marker first; a server restarted empty or flushed holds no
+ * record, so its creates reach the check and are refused.
+ *
  * KEYS[1]  record hash (`p rec:<key>`)
  * KEYS[2]  list index (`p updated`)
  * KEYS[3]  ledger marker (`p ledger`)
@@ -64,9 +69,9 @@ return { 'created', ARGV[1], ARGV[2] }
  *          `{ 'orphan', key of the vanished holder }` or `{ 'ledger' }` (the marker is gone or another)
  */
 export const CREATE_RECORD_SCRIPT = `
-if redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
 local existing = redis.call('HGET', KEYS[1], 'doc')
 if existing then return { 'key', existing } end
+if redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
 if #KEYS >= 4 and not redis.call('SET', KEYS[4], ARGV[2], 'NX') then
   local holder = redis.call('GET', KEYS[4])
   local held = redis.call('HGET', ARGV[1] .. holder, 'doc')
