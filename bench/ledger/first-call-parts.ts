@@ -10,39 +10,20 @@
  *
  * Writes bench/results/first-call-parts.{json,md}; bench/aggregate.ts gathers them into bench/RESULTS.md.
  */
-import { createLedger, type LedgerStorage } from '../../src/index.js';
+import type { LedgerStorage } from '../../src/index.js';
 import { createMemoryStorage } from '../../src/storage/memory.js';
 import { createdResult, decodeRecord, encodeRecord } from '../../src/storage/record-codec.js';
-import { CREATE_RECORD_SCRIPT, UPDATE_RECORD_SCRIPT } from '../../src/storage/redis/scripts.js';
-import { createRedisStorage } from '../../src/storage/redis.js';
 import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
+import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
-import { powertoolsIdempotent, recordingCacheClient, sendCommands } from '../lib/powertools-redis.js';
+import { measureCases, type TimedCase } from '../lib/measure.js';
 import { randomKey } from '../lib/random-key.js';
 import { type BenchRedisClient, connectRedis, deleteByPrefix, redisUnavailable } from '../lib/redis-bench-client.js';
-import { openRawRedis } from '../lib/redis-raw.js';
-import { ticketSource } from './cases.js';
-import { countWrites } from './write-counts.js';
+import { ledgerCases } from './cases.js';
+import { type CallAndReplay, comparisonPlan, powertoolsComparison } from './powertools-cases.js';
 
 const quick = process.argv.includes('--quick');
-/** Calls per segment, and segments per case (interleaved; medians of the segments' means are reported). */
-const SEGMENT = 300;
-const SEGMENTS = quick ? 4 : 24;
-
-const ARGS = { orderId: 'ord_42', amount: 100 } as const;
-const SPEC = { name: 'bench_noop', sideEffectClass: 'idempotent_mutate' } as const;
-
-/** One measured case: a name, and the call it repeats. */
-interface Case {
-  readonly name: string;
-  readonly run: () => Promise<unknown>;
-}
-
-/** Median over the segments of the mean wall time and the mean client CPU time per call. */
-interface Timing {
-  readonly wallUs: number;
-  readonly cpuUs: number;
-}
+const plan = comparisonPlan(quick);
 
 /**
  * A store that costs one round trip (`PING`) per create and per update and keeps its records in a
@@ -65,8 +46,7 @@ function pingStore(client: BenchRedisClient, codec: boolean): LedgerStorage {
         docs.set(record.key, doc);
         return createdResult(doc, record.key);
       }
-      const stored = docs.get(result.record.key) ?? encodeRecord(result.record);
-      return { ...result, record: decodeRecord(stored, record.key) };
+      return { ...result, record: decodeRecord(docs.get(result.record.key) ?? '', record.key) };
     },
     async update(key, expectedVersion, next) {
       await ping();
@@ -83,129 +63,60 @@ function pingStore(client: BenchRedisClient, codec: boolean): LedgerStorage {
   };
 }
 
-/** A fresh call each time (`call`) or the same call again (`replay`) of a no-op ledgered over `storage`. */
-async function ledgered(storage: LedgerStorage, kind: 'call' | 'replay'): Promise<() => Promise<unknown>> {
-  const tool = createLedger({ storage, agentId: 'bench-agent', policyVersion: 'bench.1' }).tool(
-    SPEC,
-    async () => undefined,
-  );
-  const nextTicket = ticketSource();
-  if (kind === 'call') return () => tool(ARGS, { toolCallId: nextTicket() });
-  const toolCallId = nextTicket();
-  await tool(ARGS, { toolCallId });
-  return () => tool(ARGS, { toolCallId });
-}
+/** The rows of each kind of call, in ladder order. */
+const ROWS = ['roundTrips', 'ledgerOverPing', 'withCodec', 'scripts', 'hyphae', 'powertoolsRaw', 'powertools'] as const;
+type Row = (typeof ROWS)[number];
+const KINDS = [
+  ['call', 'first call (a new key each time)'],
+  ['replay', 'replay (the same key again)'],
+] as const;
+type Kind = (typeof KINDS)[number][0];
 
-async function measure(cases: readonly Case[]): Promise<Timing[]> {
-  const walls: number[][] = cases.map(() => []);
-  const cpus: number[][] = cases.map(() => []);
-  // One segment of each case first, unmeasured: the JIT and the server's caches warm up on all.
-  for (let segment = -1; segment < SEGMENTS; segment += 1) {
-    for (const [index, each] of cases.entries()) {
-      const cpu = process.cpuUsage();
-      const start = performance.now();
-      for (let i = 0; i < SEGMENT; i += 1) await each.run();
-      const wall = ((performance.now() - start) * 1000) / SEGMENT;
-      const used = process.cpuUsage(cpu);
-      if (segment < 0) continue;
-      walls[index]?.push(wall);
-      cpus[index]?.push((used.user + used.system) / SEGMENT);
-    }
-  }
-  const median = (values: readonly number[]): number => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-  };
-  return cases.map((_, index) => ({ wallUs: median(walls[index] ?? []), cpuUs: median(cpus[index] ?? []) }));
-}
-
-/** The rows of one kind of call, in ladder order. */
-interface Ladder {
-  readonly roundTrips: Case;
-  readonly ledgerOverPing: Case;
-  readonly withCodec: Case;
-  readonly scripts: Case;
-  readonly hyphae: Case;
-  readonly powertoolsRaw: Case;
-  readonly powertools: Case;
-}
-
-async function ladders(client: BenchRedisClient, run: string): Promise<{ call: Ladder; replay: Ladder }> {
-  const storage = createRedisStorage({ client }, { prefix: `${run}hyphae:` });
-  const writes = await countWrites('redis', storage);
-  const raw = await openRawRedis(client, `${run}raw:`, { create: CREATE_RECORD_SCRIPT, update: UPDATE_RECORD_SCRIPT });
-  const recording = recordingCacheClient(client);
-  const captured = powertoolsIdempotent(recording.client, `${run}captured`, async () => undefined);
-  const capturedPayload = { ...ARGS, toolCallId: `captured_${randomKey().slice(0, 8)}` };
-  await captured(capturedPayload);
-  const firstCommands = recording.commands.splice(0);
-  await captured(capturedPayload);
-  const replayCommands = recording.commands.splice(0);
-  const powertools = powertoolsIdempotent(client, `${run}powertools`, async () => undefined);
-  const nextTicket = ticketSource();
-  const replayPayload = { ...ARGS, toolCallId: nextTicket() };
-  await powertools(replayPayload);
-  const rawReplayKey = `${run}powertools-raw#replay`;
-  await sendCommands(client, firstCommands, rawReplayKey);
+async function ladders(client: BenchRedisClient, run: string): Promise<Record<Kind, Record<Row, TimedCase>>> {
+  const comparison = await powertoolsComparison(client, run);
+  // A fresh store each round (ledgerCases asks for one), so its map does not grow for the whole run.
+  const overPing = ledgerCases('ledger over a PING-per-write store', () => pingStore(client, false));
+  const withCodec = ledgerCases('ledger over that store, encoding records', () => pingStore(client, true));
   const ping = () => client.sendCommand(['PING']);
+  const ladder = (kind: Kind, roundTrips: TimedCase): Record<Row, TimedCase> => {
+    const pick = (cases: CallAndReplay): TimedCase => cases[kind];
+    return {
+      roundTrips,
+      ledgerOverPing: pick(overPing),
+      withCodec: pick(withCodec),
+      scripts: pick(comparison.hyphaeRaw),
+      hyphae: pick(comparison.hyphae),
+      powertoolsRaw: pick(comparison.powertoolsRaw),
+      powertools: pick(comparison.powertools),
+    };
+  };
+  const twoPings = async (): Promise<unknown> => {
+    await ping();
+    return ping();
+  };
   return {
-    call: {
-      roundTrips: {
-        name: 'two PINGs',
-        run: async () => {
-          await ping();
-          return ping();
-        },
-      },
-      ledgerOverPing: {
-        name: 'ledger over a PING-per-write store',
-        run: await ledgered(pingStore(client, false), 'call'),
-      },
-      withCodec: { name: '… that also encodes records', run: await ledgered(pingStore(client, true), 'call') },
-      scripts: { name: 'the driver’s two scripts alone (EVALSHA)', run: raw.write(writes.call.docs) },
-      hyphae: { name: 'hyphae on Redis', run: await ledgered(storage, 'call') },
-      powertoolsRaw: {
-        name: 'powertools’ two SETs alone',
-        run: () => sendCommands(client, firstCommands, `${run}powertools-raw#${randomKey()}`),
-      },
-      powertools: { name: 'powertools on Redis', run: () => powertools({ ...ARGS, toolCallId: nextTicket() }) },
-    },
-    replay: {
-      roundTrips: { name: 'one PING', run: ping },
-      ledgerOverPing: {
-        name: 'ledger over a PING-per-write store',
-        run: await ledgered(pingStore(client, false), 'replay'),
-      },
-      withCodec: { name: '… that also encodes records', run: await ledgered(pingStore(client, true), 'replay') },
-      scripts: {
-        name: 'the driver’s create script meeting the record',
-        run: await raw.replay(writes.call.docs.at(-1) ?? '{}'),
-      },
-      hyphae: { name: 'hyphae on Redis', run: await ledgered(storage, 'replay') },
-      powertoolsRaw: {
-        name: 'powertools’ refused SET NX and GET alone',
-        run: () => sendCommands(client, replayCommands, rawReplayKey),
-      },
-      powertools: { name: 'powertools on Redis', run: () => powertools(replayPayload) },
-    },
+    call: ladder('call', { name: 'two PINGs', start: () => twoPings }),
+    replay: ladder('replay', { name: 'one PING', start: () => ping }),
   };
 }
 
-/** What each layer adds, from the rows of one ladder. */
-function parts(t: Record<keyof Ladder, Timing>): [string, number, number][] {
-  const less = (a: Timing, b: Timing): [number, number] => [a.wallUs - b.wallUs, a.cpuUs - b.cpuUs];
-  const driverRest: [number, number] = [
-    t.hyphae.wallUs - t.withCodec.wallUs - (t.scripts.wallUs - t.roundTrips.wallUs),
-    t.hyphae.cpuUs - t.withCodec.cpuUs - (t.scripts.cpuUs - t.roundTrips.cpuUs),
-  ];
+/** What each layer adds, from the rows of one ladder: [layer, wall µs, client CPU µs]. */
+function parts(t: Record<Row, Stats>): [string, number, number][] {
+  const less = (a: Stats, b: Stats): [number, number] => [a.meanUs - b.meanUs, a.cpuUs - b.cpuUs];
+  const [scriptsWall, scriptsCpu] = less(t.scripts, t.roundTrips);
+  const [restWall, restCpu] = less(t.hyphae, t.withCodec);
   return [
     ['hyphae: the ledger’s own work (ledger over PINGs − PINGs)', ...less(t.ledgerOverPing, t.roundTrips)],
     [
-      'hyphae: encoding and decoding records (… with codec − ledger over PINGs)',
+      'hyphae: encoding and decoding records (… encoding records − ledger over PINGs)',
       ...less(t.withCodec, t.ledgerOverPing),
     ],
-    ['hyphae: the scripts on the server and their arguments (scripts − PINGs)', ...less(t.scripts, t.roundTrips)],
-    ['hyphae: the rest of the driver (hyphae − with codec − scripts’ share)', ...driverRest],
+    ['hyphae: the scripts on the server and their arguments (scripts − PINGs)', scriptsWall, scriptsCpu],
+    [
+      'hyphae: the rest of the driver (hyphae − encoding records − scripts’ share)',
+      restWall - scriptsWall,
+      restCpu - scriptsCpu,
+    ],
     ['hyphae: in all, above the bare round trips', ...less(t.hyphae, t.roundTrips)],
     ['powertools: its commands on the server (its commands − PINGs)', ...less(t.powertoolsRaw, t.roundTrips)],
     ['powertools: its own work (powertools − its commands)', ...less(t.powertools, t.powertoolsRaw)],
@@ -222,20 +133,22 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${SEGMENTS} segments of ${SEGMENT} calls per case`);
+  console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
   const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
   const client = await connectRedis();
   try {
     const built = await ladders(client, run);
-    const keys = Object.keys(built.call) as (keyof Ladder)[];
-    const measured: Record<'call' | 'replay', Record<keyof Ladder, Timing>> = { call: {}, replay: {} } as never;
-    for (const kind of ['call', 'replay'] as const) {
-      const timings = await measure(keys.map((key) => built[kind][key]));
-      for (const [index, key] of keys.entries()) {
-        measured[kind][key] = timings[index] as Timing;
-        const { wallUs, cpuUs } = measured[kind][key];
+    const measured = {} as Record<Kind, Record<Row, Stats>>;
+    for (const [kind] of KINDS) {
+      const stats = await measureCases(
+        ROWS.map((row) => built[kind][row]),
+        plan,
+      );
+      measured[kind] = Object.fromEntries(ROWS.map((row, index) => [row, stats[index] as Stats])) as Record<Row, Stats>;
+      for (const row of ROWS) {
+        const { meanUs, cpuUs } = measured[kind][row];
         console.log(
-          `  ${kind.padEnd(6)} ${built[kind][key].name.padEnd(48)} ${us(wallUs).padStart(7)} µs  cpu ${us(cpuUs)} µs`,
+          `  ${kind.padEnd(6)} ${built[kind][row].name.padEnd(84)} ${us(meanUs).padStart(7)} µs  cpu ${us(cpuUs)} µs`,
         );
       }
     }
@@ -250,57 +163,55 @@ async function main(): Promise<void> {
 async function writeReport(
   command: string,
   loadAtStart: number,
-  built: { call: Ladder; replay: Ladder },
-  measured: Record<'call' | 'replay', Record<keyof Ladder, Timing>>,
+  built: Record<Kind, Record<Row, TimedCase>>,
+  measured: Record<Kind, Record<Row, Stats>>,
 ): Promise<void> {
-  const kinds = [
-    ['call', 'first call (a new key each time)'],
-    ['replay', 'replay (the same key again)'],
-  ] as const;
-  const keys = Object.keys(built.call) as (keyof Ladder)[];
-  const rows = kinds.flatMap(([kind, title]) =>
-    keys.map((key) => [title, built[kind][key].name, us(measured[kind][key].wallUs), us(measured[kind][key].cpuUs)]),
+  const rows = KINDS.flatMap(([kind, title]) =>
+    ROWS.map((row) => {
+      const stats = measured[kind][row];
+      return [title, built[kind][row].name, us(stats.meanUs), us(stats.p50Us), us(stats.cpuUs)];
+    }),
   );
-  const partRows = kinds.flatMap(([kind, title]) =>
+  const partRows = KINDS.flatMap(([kind, title]) =>
     parts(measured[kind]).map(([part, wall, cpu]) => [title, part, us(wall), us(cpu)]),
   );
-  const figures = kinds.flatMap(([kind]) => [
+  const figures = KINDS.flatMap(([kind]) => [
     figure(
       `first-call parts ${kind}: hyphae on Redis ÷ powertools on Redis (mean µs)`,
       'µs',
-      measured[kind].hyphae.wallUs,
-      measured[kind].powertools.wallUs,
+      measured[kind].hyphae.meanUs,
+      measured[kind].powertools.meanUs,
     ),
     ...parts(measured[kind]).map(([part, wall]) =>
-      figure(`first-call parts ${kind}: ${part} ÷ the bare round trips`, 'µs', wall, measured[kind].roundTrips.wallUs),
+      figure(`first-call parts ${kind}: ${part} ÷ the bare round trips`, 'µs', wall, measured[kind].roundTrips.meanUs),
     ),
   ]);
   const markdown = [
     '# Where a call’s time goes on Redis, layer by layer',
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode; ${SEGMENTS} interleaved segments of ${SEGMENT} calls per case, after one unmeasured segment of each; medians of the segments' means`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds (first calls, then replays)`,
     '',
     `One node-redis client on the shared server (127.0.0.1:6379), calls one at a time. The rows climb from
 the bare round trips a call needs (PING), through the ledger over a store that costs one PING per write
 and keeps its records in memory (no driver, no scripts), the same store encoding every record it writes
-and decoding the one a create meets as the Redis driver does, the driver's scripts sent alone
-(the raw rows of the Powertools comparison), to the ledger on the Redis driver; then Powertools' commands
-alone and Powertools itself. The ledgered calls are those of the comparison above (an
-\`idempotent_mutate\` no-op, a fresh tool call id per first call). CPU is this process's user + system
-time per call; the server's work shows only in the wall time.`,
+and decoding the one a create meets as the Redis driver does, the driver's scripts sent alone, to the
+ledger on the Redis driver; then Powertools' commands alone and Powertools itself. The ledgered calls, the
+Powertools calls and both raw rows are the cases of the Powertools comparison above. CPU is this
+process's user + system time per call; the server's work shows only in the wall time.`,
     '',
     ...markdownTable(
       [
         { title: 'case' },
         { title: 'row' },
         { title: 'mean µs', align: 'right' },
+        { title: 'p50 µs', align: 'right' },
         { title: 'client CPU µs', align: 'right' },
       ],
       rows,
     ),
     '',
-    'What each layer adds (differences of the rows above; a difference of two medians, so small ones are noise):',
+    'What each layer adds (differences of the means above; a difference of two noisy figures, so small ones are noise):',
     '',
     ...markdownTable(
       [

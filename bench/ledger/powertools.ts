@@ -8,124 +8,35 @@
  *
  * Writes bench/results/powertools.{json,md}; bench/aggregate.ts gathers them into bench/RESULTS.md.
  */
-import { CREATE_RECORD_SCRIPT, UPDATE_RECORD_SCRIPT } from '../../src/storage/redis/scripts.js';
-import { createRedisStorage } from '../../src/storage/redis.js';
 import { commandLine, load } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
-import { measureCases, type Plan, type TimedCase } from '../lib/measure.js';
-import {
-  type CacheCommand,
-  describeCommands,
-  powertoolsIdempotent,
-  recordingCacheClient,
-  sendCommands,
-} from '../lib/powertools-redis.js';
+import { measureCases, type TimedCase } from '../lib/measure.js';
 import { type Measured, type PowertoolsReport, type RaceRun, writePowertoolsReport } from '../lib/powertools-report.js';
 import { runRace } from '../lib/race.js';
 import { hyphaeContenders, powertoolsContenders } from '../lib/race-contenders.js';
 import { randomKey } from '../lib/random-key.js';
 import { type BenchRedisClient, connectRedis, deleteByPrefix, redisUnavailable } from '../lib/redis-bench-client.js';
-import { openRawRedis } from '../lib/redis-raw.js';
-import { ledgerCases, ticketSource } from './cases.js';
-import { countWrites } from './write-counts.js';
+import { comparisonPlan, powertoolsComparison } from './powertools-cases.js';
 
 const quick = process.argv.includes('--quick');
-const plan: Plan = quick
-  ? { warmupMs: 50, durationMs: 250, rounds: 2 }
-  : { warmupMs: 500, durationMs: 4000, rounds: 16 };
+const plan = comparisonPlan(quick);
 const RACE_CALLERS = 32;
 const RACE_ROUNDS = quick ? 10 : 100;
 /** Races run with every caller starting in the same tick, then with a random start delay of up to this. */
 const RACE_JITTER_MS = [0, 5] as const;
 
-/** The payload of a powertools call: the ledger cases' arguments plus the call id, all hashed into its key. */
-interface Payload {
-  readonly orderId: string;
-  readonly amount: number;
-  readonly toolCallId: string;
-}
-
-const ARGS = { orderId: 'ord_42', amount: 100 } as const;
-
-async function noop(_payload: Payload): Promise<undefined> {
-  return undefined;
-}
-
-/** The powertools cases: a fresh payload each call, and one payload repeated. */
-function powertoolsCases(client: BenchRedisClient, keyPrefix: string): { call: TimedCase; replay: TimedCase } {
-  const nextTicket = ticketSource();
-  return {
-    call: {
-      name: 'powertools redis: makeIdempotent no-op call (fresh key)',
-      start() {
-        const fn = powertoolsIdempotent(client, keyPrefix, noop);
-        return () => fn({ ...ARGS, toolCallId: nextTicket() });
-      },
-    },
-    replay: {
-      name: 'powertools redis: replay (same payload again → stored response)',
-      async start() {
-        const fn = powertoolsIdempotent(client, keyPrefix, noop);
-        const payload = { ...ARGS, toolCallId: nextTicket() };
-        await fn(payload);
-        return () => fn(payload);
-      },
-    },
-  };
-}
-
-/** The commands powertools sends for a first call and for a replay, seen through a recording client. */
-async function powertoolsCommands(
-  client: BenchRedisClient,
-  keyPrefix: string,
-): Promise<{ call: CacheCommand[]; replay: CacheCommand[] }> {
-  const recording = recordingCacheClient(client);
-  const fn = powertoolsIdempotent(recording.client, keyPrefix, noop);
-  const payload = { ...ARGS, toolCallId: `count_${randomKey().slice(0, 8)}` };
-  await fn(payload);
-  const call = recording.commands.splice(0);
-  await fn(payload);
-  return { call, replay: recording.commands.splice(0) };
-}
-
 async function measureLatency(client: BenchRedisClient, run: string): Promise<PowertoolsReport['latency']> {
-  const storage = createRedisStorage({ client }, { prefix: `${run}hyphae:` });
-  const writes = await countWrites('redis', storage);
-  const hyphae = ledgerCases('hyphae redis', () => storage);
-  const hyphaeRaw = await openRawRedis(client, `${run}hyphae-raw:`, {
-    create: CREATE_RECORD_SCRIPT,
-    update: UPDATE_RECORD_SCRIPT,
-  });
-  const completed = writes.call.docs.at(-1) ?? '{}';
-  const powertools = powertoolsCases(client, `${run}powertools`);
-  const commands = await powertoolsCommands(client, `${run}powertools-count`);
-  const rawPrefix = `${run}powertools-raw#`;
-  const raw = {
-    hyphaeCall: { name: 'hyphae raw: create + update EVALSHA', start: () => hyphaeRaw.write(writes.call.docs) },
-    hyphaeReplay: { name: 'hyphae raw: create EVALSHA meeting the record', start: () => hyphaeRaw.replay(completed) },
-    powertoolsCall: {
-      name: `powertools raw: ${describeCommands(commands.call)}`,
-      start: () => () => sendCommands(client, commands.call, `${rawPrefix}${randomKey()}`),
-    },
-    powertoolsReplay: {
-      name: `powertools raw: ${describeCommands(commands.replay)}`,
-      async start() {
-        const key = `${rawPrefix}${randomKey()}`;
-        await sendCommands(client, commands.call, key);
-        return () => sendCommands(client, commands.replay, key);
-      },
-    },
-  } satisfies Record<string, TimedCase>;
+  const { hyphae, powertools, hyphaeRaw, powertoolsRaw, writes, commands } = await powertoolsComparison(client, run);
   // Interleaved: each library's case next to the other's, then the raw round trips.
   const cases: TimedCase[] = [
     hyphae.call,
     powertools.call,
     hyphae.replay,
     powertools.replay,
-    raw.hyphaeCall,
-    raw.powertoolsCall,
-    raw.hyphaeReplay,
-    raw.powertoolsReplay,
+    hyphaeRaw.call,
+    powertoolsRaw.call,
+    hyphaeRaw.replay,
+    powertoolsRaw.replay,
   ];
   const stats = await measureCases(cases, plan);
   const measured = (timed: TimedCase): Measured => ({ name: timed.name, stats: stats[cases.indexOf(timed)] as Stats });
@@ -134,14 +45,14 @@ async function measureLatency(client: BenchRedisClient, run: string): Promise<Po
     call: {
       hyphae: measured(hyphae.call),
       powertools: measured(powertools.call),
-      hyphaeRaw: measured(raw.hyphaeCall),
-      powertoolsRaw: measured(raw.powertoolsCall),
+      hyphaeRaw: measured(hyphaeRaw.call),
+      powertoolsRaw: measured(powertoolsRaw.call),
     },
     replay: {
       hyphae: measured(hyphae.replay),
       powertools: measured(powertools.replay),
-      hyphaeRaw: measured(raw.hyphaeReplay),
-      powertoolsRaw: measured(raw.powertoolsReplay),
+      hyphaeRaw: measured(hyphaeRaw.replay),
+      powertoolsRaw: measured(powertoolsRaw.replay),
     },
     roundTrips: {
       hyphae: { call: writes.call.writes + writes.call.reads, replay: writes.replay.writes + writes.replay.reads },
