@@ -29,15 +29,17 @@ const plan = comparisonPlan(quick);
  * A store that costs one round trip (`PING`) per create and per update and keeps its records in a
  * map: the ledger's own work over a network store, without a driver. It keeps the records it is given
  * (`objects`: no copy, which the memory store would make), or keeps each as the Redis driver does
- * (`json`): a document encoded on every write, decoded when a create meets it.
+ * (`json`): a document encoded on every write, decoded when a create meets it, and the version
+ * beside it, which an update compares without decoding the document (the driver's hash has `v`).
  */
 function pingStore(client: BenchRedisClient, keep: 'objects' | 'json'): LedgerStorage {
-  const records = new Map<string, TransitionRecord | string>();
+  const records = new Map<string, TransitionRecord | { readonly doc: string; readonly version: number }>();
   const tickets = new Map<string, string>();
   const ping = () => client.sendCommand(['PING']);
   const read = (key: string): TransitionRecord | null => {
     const kept = records.get(key);
-    return kept === undefined ? null : typeof kept === 'string' ? decodeRecord(kept, key) : kept;
+    if (kept === undefined) return null;
+    return 'doc' in kept ? decodeRecord(kept.doc, key) : kept;
   };
   return {
     capabilities: { name: `ping+${keep}`, crossProcess: true, durable: true },
@@ -48,15 +50,15 @@ function pingStore(client: BenchRedisClient, keep: 'objects' | 'json'): LedgerSt
       if (met !== null) return { created: false, conflict: 'key', record: met };
       const holder = record.ticketKey === null ? undefined : tickets.get(record.ticketKey);
       if (holder !== undefined) return { created: false, conflict: 'ticket', record: read(holder) as TransitionRecord };
-      records.set(record.key, doc ?? record);
+      records.set(record.key, doc === null ? record : { doc, version: record.version });
       if (record.ticketKey !== null) tickets.set(record.ticketKey, record.key);
       return doc === null ? { created: true, record } : createdResult(doc, record.key);
     },
     async update(key, expectedVersion, next) {
       await ping();
       const doc = keep === 'json' ? encodeRecord(next) : null;
-      if (read(key)?.version !== expectedVersion) return false;
-      records.set(key, doc ?? next);
+      if (records.get(key)?.version !== expectedVersion) return false;
+      records.set(key, doc === null ? next : { doc, version: next.version });
       return true;
     },
     get: async (key) => read(key),

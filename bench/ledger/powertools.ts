@@ -1,7 +1,7 @@
 /**
  * hyphae's Redis ledger against `@aws-lambda-powertools/idempotency` 2.35.0 with its cache
- * persistence layer, on the same Redis server: per-call latency (first call, replay) and a 32-way
- * race on one key.
+ * persistence layer, on the same Redis server: per-call latency (first call, replay), calls per
+ * second with 32 in flight, and a 32-way race on one key.
  *
  *   node --import tsx bench/ledger/powertools.ts            # full run (~1 min)
  *   node --import tsx bench/ledger/powertools.ts --quick    # short run (<15 s)
@@ -10,23 +10,26 @@
  */
 import { commandLine, load } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
+import { type FlightPlan, measureInFlight } from '../lib/in-flight.js';
 import { measureCases, type TimedCase } from '../lib/measure.js';
 import { type Measured, type PowertoolsReport, type RaceRun, writePowertoolsReport } from '../lib/powertools-report.js';
 import { runRace } from '../lib/race.js';
 import { hyphaeContenders, powertoolsContenders } from '../lib/race-contenders.js';
 import { randomKey } from '../lib/random-key.js';
-import { type BenchRedisClient, connectRedis, deleteByPrefix, redisUnavailable } from '../lib/redis-bench-client.js';
-import { comparisonPlan, powertoolsComparison } from './powertools-cases.js';
+import { connectRedis, deleteByPrefix, redisUnavailable } from '../lib/redis-bench-client.js';
+import { comparisonPlan, type PowertoolsComparison, powertoolsComparison } from './powertools-cases.js';
 
 const quick = process.argv.includes('--quick');
 const plan = comparisonPlan(quick);
 const RACE_CALLERS = 32;
+/** The calls kept in flight for the throughput rows, through one client. */
+const IN_FLIGHT: FlightPlan = { ...plan, inFlight: 32 };
 const RACE_ROUNDS = quick ? 10 : 100;
 /** Races run with every caller starting in the same tick, then with a random start delay of up to this. */
 const RACE_JITTER_MS = [0, 5] as const;
 
-async function measureLatency(client: BenchRedisClient, run: string): Promise<PowertoolsReport['latency']> {
-  const { hyphae, powertools, hyphaeRaw, powertoolsRaw, writes, commands } = await powertoolsComparison(client, run);
+async function measureLatency(comparison: PowertoolsComparison): Promise<PowertoolsReport['latency']> {
+  const { hyphae, powertools, hyphaeRaw, powertoolsRaw, writes, commands } = comparison;
   // Interleaved: each library's case next to the other's, then the raw round trips.
   const cases: TimedCase[] = [
     hyphae.call,
@@ -58,6 +61,33 @@ async function measureLatency(client: BenchRedisClient, run: string): Promise<Po
       hyphae: { call: writes.call.writes + writes.call.reads, replay: writes.replay.writes + writes.replay.reads },
       powertools: { call: commands.call.length, replay: commands.replay.length },
     },
+  };
+}
+
+async function measureThroughput(comparison: PowertoolsComparison): Promise<PowertoolsReport['inFlight']> {
+  const { hyphae, powertools } = comparison;
+  const cases: TimedCase[] = [hyphae.call, powertools.call, hyphae.replay, powertools.replay];
+  const stats = await measureInFlight(cases, IN_FLIGHT);
+  for (const [i, timed] of cases.entries()) {
+    const s = stats[i];
+    if (s === undefined) continue;
+    console.log(
+      `  ${IN_FLIGHT.inFlight} in flight: ${timed.name.padEnd(64)} ${s.callsPerSecond.toFixed(0).padStart(7)} calls/s  p50 ${s.p50Us.toFixed(0).padStart(7)} µs  cpu ${s.cpuUsPerCall.toFixed(1).padStart(7)} µs/call`,
+    );
+  }
+  const [hyphaeCall, powertoolsCall, hyphaeReplay, powertoolsReplay] = stats;
+  if (
+    hyphaeCall === undefined ||
+    powertoolsCall === undefined ||
+    hyphaeReplay === undefined ||
+    powertoolsReplay === undefined
+  ) {
+    throw new Error('measureInFlight returned fewer results than cases');
+  }
+  return {
+    plan: IN_FLIGHT,
+    call: { hyphae: hyphaeCall, powertools: powertoolsCall },
+    replay: { hyphae: hyphaeReplay, powertools: powertoolsReplay },
   };
 }
 
@@ -103,9 +133,19 @@ async function main(): Promise<void> {
   const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
   const client = await connectRedis();
   try {
-    const latency = await measureLatency(client, run);
+    const comparison = await powertoolsComparison(client, run);
+    const latency = await measureLatency(comparison);
+    const inFlight = await measureThroughput(comparison);
     const races = await measureRaces(run);
-    const report: PowertoolsReport = { command, mode: quick ? 'quick' : 'full', plan, loadAtStart, latency, races };
+    const report: PowertoolsReport = {
+      command,
+      mode: quick ? 'quick' : 'full',
+      plan,
+      loadAtStart,
+      latency,
+      inFlight,
+      races,
+    };
     await writePowertoolsReport(report);
   } finally {
     await deleteByPrefix(client, run);

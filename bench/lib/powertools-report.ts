@@ -4,6 +4,7 @@
  */
 import { type Figure, figure, headerLines, us, writeArea } from './area-report.js';
 import type { Stats } from './histogram.js';
+import type { FlightPlan, FlightStats } from './in-flight.js';
 import { type Column, markdownTable } from './markdown-table.js';
 import type { Plan } from './measure.js';
 import type { RaceTally } from './race.js';
@@ -45,6 +46,12 @@ export interface PowertoolsReport {
     readonly replay: LatencyPair;
     readonly roundTrips: { readonly hyphae: RoundTrips; readonly powertools: RoundTrips };
   };
+  /** Both libraries with calls kept in flight on one client: calls per second, when the server is kept busy. */
+  readonly inFlight: {
+    readonly plan: FlightPlan;
+    readonly call: { readonly hyphae: FlightStats; readonly powertools: FlightStats };
+    readonly replay: { readonly hyphae: FlightStats; readonly powertools: FlightStats };
+  };
   readonly races: readonly RaceRun[];
 }
 
@@ -79,6 +86,13 @@ export function powertoolsFigures(report: PowertoolsReport): Figure[] {
         powertoolsRaw.stats.meanUs,
       ),
     );
+  }
+  for (const [kind, title] of KINDS) {
+    const { hyphae, powertools } = report.inFlight[kind];
+    const name = `hyphae redis ledger vs powertools idempotency (redis), ${report.inFlight.plan.inFlight} in flight: ${title}`;
+    // Calls per second: the baseline is powertools, and a ratio above 1 means hyphae carried more.
+    figures.push(figure(`${name}, calls/s`, 'calls/s', hyphae.callsPerSecond, powertools.callsPerSecond));
+    figures.push(figure(`${name}, CPU per call`, 'CPU µs/call', hyphae.cpuUsPerCall, powertools.cpuUsPerCall));
   }
   for (const run of report.races) {
     const { tally } = run;
@@ -164,6 +178,32 @@ function rawTable(report: PowertoolsReport): string[] {
   );
 }
 
+function inFlightTable(report: PowertoolsReport): string[] {
+  const columns = [
+    { title: 'case' },
+    ...['hyphae calls/s', 'hyphae p50 µs', 'hyphae CPU µs/call'].map(right),
+    ...['powertools calls/s', 'powertools p50 µs', 'powertools CPU µs/call'].map(right),
+    right('hyphae ÷ powertools (calls/s)'),
+  ];
+  return markdownTable(
+    columns,
+    KINDS.map(([kind, title]) => {
+      const h = report.inFlight[kind].hyphae;
+      const p = report.inFlight[kind].powertools;
+      return [
+        title,
+        h.callsPerSecond.toFixed(0),
+        us(h.p50Us),
+        us(h.cpuUsPerCall),
+        p.callsPerSecond.toFixed(0),
+        us(p.p50Us),
+        us(p.cpuUsPerCall),
+        times(h.callsPerSecond / p.callsPerSecond),
+      ];
+    }),
+  );
+}
+
 function raceTable(report: PowertoolsReport): string[] {
   return markdownTable(
     [
@@ -229,6 +269,16 @@ export function powertoolsMarkdown(report: PowertoolsReport, date: Date): string
     'same client, with values of the same size; what is left is the library’s own work in the process.',
     '',
     ...rawTable(report),
+    '',
+    `## ${report.inFlight.plan.inFlight} calls in flight`,
+    '',
+    `The same cases with ${report.inFlight.plan.inFlight} calls kept in flight through the one client (node-redis pipelines them`,
+    'on its connection), so the server is never idle between requests: calls per second, the latency of one',
+    'call while the others are in flight, and the process CPU per call. Nothing else differs from the',
+    `single-call rows (same client, server, defaults). Plan: ${report.inFlight.plan.warmupMs} ms warm-up, then`,
+    `${report.inFlight.plan.durationMs / 1000} s per case in ${report.inFlight.plan.rounds} interleaved rounds.`,
+    '',
+    ...inFlightTable(report),
     '',
     `## ${report.races[0]?.tally.callers ?? 32}-way race on one key`,
     '',
