@@ -17,8 +17,7 @@ import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/ar
 import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { measureCases, type TimedCase } from '../lib/measure.js';
-import { randomKey } from '../lib/random-key.js';
-import { type BenchRedisClient, connectRedis, deleteByPrefix, redisUnavailable } from '../lib/redis-bench-client.js';
+import { type BenchRedisClient, onBenchRedis } from '../lib/redis-bench-client.js';
 import { ledgerCases } from './cases.js';
 import { type CallAndReplay, comparisonPlan, powertoolsComparison } from './powertools-cases.js';
 
@@ -135,16 +134,8 @@ function parts(t: Record<Row, Stats>): [string, number, number][] {
 async function main(): Promise<void> {
   const command = commandLine();
   const loadAtStart = load();
-  const unavailable = await redisUnavailable();
-  if (unavailable !== null) {
-    console.error(`first-call parts not measured: ${unavailable}`);
-    process.exitCode = 1;
-    return;
-  }
-  console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
-  const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
-  const client = await connectRedis();
-  try {
+  await onBenchRedis('first-call parts not measured', async (client, run) => {
+    console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
     const built = await ladders(client, run);
     const measured = {} as Record<Kind, Record<Row, Stats>>;
     for (const [kind] of KINDS) {
@@ -161,11 +152,8 @@ async function main(): Promise<void> {
       }
     }
     await writeReport(command, loadAtStart, built, measured);
-  } finally {
-    await deleteByPrefix(client, run);
-    await client.close();
-  }
-  console.log('wrote bench/results/first-call-parts.json and bench/results/first-call-parts.md');
+    console.log('wrote bench/results/first-call-parts.json and bench/results/first-call-parts.md');
+  });
 }
 
 async function writeReport(

@@ -10,13 +10,12 @@
  */
 import { commandLine, load } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
-import { type FlightPlan, measureInFlight } from '../lib/in-flight.js';
+import { type FlightPlan, type FlightStats, measureInFlight } from '../lib/in-flight.js';
 import { measureCases, type TimedCase } from '../lib/measure.js';
 import { type Measured, type PowertoolsReport, type RaceRun, writePowertoolsReport } from '../lib/powertools-report.js';
 import { runRace } from '../lib/race.js';
 import { hyphaeContenders, powertoolsContenders } from '../lib/race-contenders.js';
-import { randomKey } from '../lib/random-key.js';
-import { connectRedis, deleteByPrefix, redisUnavailable } from '../lib/redis-bench-client.js';
+import { connectRedis, onBenchRedis } from '../lib/redis-bench-client.js';
 import { comparisonPlan, type PowertoolsComparison, powertoolsComparison } from './powertools-cases.js';
 
 const quick = process.argv.includes('--quick');
@@ -68,26 +67,17 @@ async function measureThroughput(comparison: PowertoolsComparison): Promise<Powe
   const { hyphae, powertools } = comparison;
   const cases: TimedCase[] = [hyphae.call, powertools.call, hyphae.replay, powertools.replay];
   const stats = await measureInFlight(cases, IN_FLIGHT);
-  for (const [i, timed] of cases.entries()) {
-    const s = stats[i];
-    if (s === undefined) continue;
+  const measured = (timed: TimedCase): FlightStats => stats[cases.indexOf(timed)] as FlightStats;
+  for (const timed of cases) {
+    const { callsPerSecond, p50Us, cpuUsPerCall } = measured(timed);
     console.log(
-      `  ${IN_FLIGHT.inFlight} in flight: ${timed.name.padEnd(64)} ${s.callsPerSecond.toFixed(0).padStart(7)} calls/s  p50 ${s.p50Us.toFixed(0).padStart(7)} µs  cpu ${s.cpuUsPerCall.toFixed(1).padStart(7)} µs/call`,
+      `  ${IN_FLIGHT.inFlight} in flight: ${timed.name.padEnd(64)} ${callsPerSecond.toFixed(0).padStart(7)} calls/s  p50 ${p50Us.toFixed(0).padStart(7)} µs  cpu ${cpuUsPerCall.toFixed(1).padStart(7)} µs/call`,
     );
-  }
-  const [hyphaeCall, powertoolsCall, hyphaeReplay, powertoolsReplay] = stats;
-  if (
-    hyphaeCall === undefined ||
-    powertoolsCall === undefined ||
-    hyphaeReplay === undefined ||
-    powertoolsReplay === undefined
-  ) {
-    throw new Error('measureInFlight returned fewer results than cases');
   }
   return {
     plan: IN_FLIGHT,
-    call: { hyphae: hyphaeCall, powertools: powertoolsCall },
-    replay: { hyphae: hyphaeReplay, powertools: powertoolsReplay },
+    call: { hyphae: measured(hyphae.call), powertools: measured(powertools.call) },
+    replay: { hyphae: measured(hyphae.replay), powertools: measured(powertools.replay) },
   };
 }
 
@@ -123,35 +113,16 @@ async function measureRaces(run: string): Promise<RaceRun[]> {
 async function main(): Promise<void> {
   const command = commandLine();
   const loadAtStart = load();
-  const unavailable = await redisUnavailable();
-  if (unavailable !== null) {
-    console.error(`powertools comparison not run: ${unavailable}`);
-    process.exitCode = 1;
-    return;
-  }
-  console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
-  const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
-  const client = await connectRedis();
-  try {
+  await onBenchRedis('powertools comparison not run', async (client, run) => {
+    console.log(`${command}: ${quick ? 'quick' : 'full'} run, ${plan.durationMs} ms per case`);
     const comparison = await powertoolsComparison(client, run);
     const latency = await measureLatency(comparison);
     const inFlight = await measureThroughput(comparison);
     const races = await measureRaces(run);
-    const report: PowertoolsReport = {
-      command,
-      mode: quick ? 'quick' : 'full',
-      plan,
-      loadAtStart,
-      latency,
-      inFlight,
-      races,
-    };
-    await writePowertoolsReport(report);
-  } finally {
-    await deleteByPrefix(client, run);
-    await client.close();
-  }
-  console.log('wrote bench/results/powertools.json and bench/results/powertools.md');
+    const mode = quick ? 'quick' : 'full';
+    await writePowertoolsReport({ command, mode, plan, loadAtStart, latency, inFlight, races });
+    console.log('wrote bench/results/powertools.json and bench/results/powertools.md');
+  });
 }
 
 await main();

@@ -31,6 +31,11 @@ function without(text: string, from: RegExp | string, to = ''): string {
   return next;
 }
 
+/** `text` with each edit made in turn, by {@link without}. */
+function rewritten(text: string, ...edits: [from: RegExp | string, to: string][]): string {
+  return edits.reduce((current, [from, to]) => without(current, from, to), text);
+}
+
 const ZADD_LINE = /redis\.call\('ZADD'[^\n]*\n/;
 const MARKER_LINE = /^if redis\.call\('HGET', KEYS\[3\][^\n]*\n/m;
 
@@ -73,22 +78,17 @@ return 1
  * the update publishes only a record a poller has flagged (`w`), which the bench's records are not.
  */
 const ID_IN_RECORD = {
-  create: without(
-    CREATE_RECORD_SCRIPT,
-    "'tk', ARGV[9])\nredis.call('ZADD'",
-    "'tk', ARGV[9], 'l', ARGV[10])\nredis.call('ZADD'",
+  create: without(CREATE_RECORD_SCRIPT, "'tk', ARGV[9])", "'tk', ARGV[9], 'l', ARGV[10])"),
+  update: rewritten(
+    UPDATE_RECORD_SCRIPT,
+    [MARKER_LINE, ''],
+    [
+      "redis.call('HMGET', KEYS[1], 'v', 'tk')\n",
+      "redis.call('HMGET', KEYS[1], 'v', 'tk', 'l', 'w')\n" +
+        "if current[3] ~= ARGV[10] and redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end\n",
+    ],
+    [/redis\.call\('PUBLISH'([^\n]*)\n/, "if current[4] then redis.call('PUBLISH'$1 end\n"],
   ),
-  update: `
-local current = redis.call('HMGET', KEYS[1], 'v', 'tk', 'l', 'w')
-if current[3] ~= ARGV[10] and redis.call('HGET', KEYS[3], 'id') ~= ARGV[10] then return { 'ledger' } end
-if not current[1] or tonumber(current[1]) ~= tonumber(ARGV[2]) then return 0 end
-local stored = current[2] or ''
-if stored ~= ARGV[9] then return { 'ticket', stored } end
-redis.call('HSET', KEYS[1], 'doc', ARGV[3], 'v', ARGV[4], 'o', ARGV[6], 't', ARGV[7], 'k', ARGV[8])
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-if current[4] then redis.call('PUBLISH', KEYS[1], ARGV[4]) end
-return 1
-`,
 };
 
 /**

@@ -4,6 +4,8 @@
  * measure only the memory and SQLite backends do not need it installed.
  */
 
+import { randomKey } from './random-key.js';
+
 /** The Redis server every bench uses. */
 export const REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -50,4 +52,29 @@ export async function deleteByPrefix(
     if (keys.length > 0) await client.sendCommand(['UNLINK', ...keys]);
     cursor = next;
   } while (cursor !== '0');
+}
+
+/**
+ * Run `body` with a client of its own and a key prefix of its own on the bench's server, then delete
+ * every key under the prefix and close the client. When no server answers, say why (after `what`)
+ * and fail the process instead.
+ */
+export async function onBenchRedis(
+  what: string,
+  body: (client: BenchRedisClient, run: string) => Promise<void>,
+): Promise<void> {
+  const unavailable = await redisUnavailable();
+  if (unavailable !== null) {
+    console.error(`${what}: ${unavailable}`);
+    process.exitCode = 1;
+    return;
+  }
+  const run = `hyphae-bench:${randomKey().slice(0, 12)}:`;
+  const client = await connectRedis();
+  try {
+    await body(client, run);
+  } finally {
+    await deleteByPrefix(client, run);
+    await client.close();
+  }
 }
