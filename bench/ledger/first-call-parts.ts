@@ -24,17 +24,46 @@ import { type CallAndReplay, comparisonPlan, powertoolsComparison } from './powe
 const quick = process.argv.includes('--quick');
 const plan = comparisonPlan(quick);
 
+/** An EVALSHA of a script that does nothing, with the driver's KEYS and ARGV (`src/storage/redis.ts`). */
+interface EmptyScript {
+  send(record: TransitionRecord, doc: string, write: 'create' | 'update', expectedVersion?: number): Promise<unknown>;
+}
+
+async function emptyScript(client: BenchRedisClient, prefix: string): Promise<EmptyScript> {
+  const sha = String(await client.sendCommand(['SCRIPT', 'LOAD', 'return 1']));
+  const [rec, index, marker] = [`${prefix}rec:`, `${prefix}updated`, `${prefix}ledger`];
+  return {
+    send(record, doc, write, expectedVersion) {
+      const ticket = record.ticketKey === null ? '' : `=${record.ticketKey}`;
+      const tail = [String(record.updatedAt), record.outcome, record.tool, record.kind, ticket, 'ledger-id'];
+      const command =
+        write === 'create'
+          ? record.ticketKey === null
+            ? ['EVALSHA', sha, '3', rec + record.key, index, marker]
+            : ['EVALSHA', sha, '4', rec + record.key, index, marker, `${prefix}ticket:${record.ticketKey}`]
+          : ['EVALSHA', sha, '3', rec + record.key, index, marker, record.key, String(expectedVersion)];
+      if (write === 'create') command.push(rec, record.key);
+      command.push(doc, String(record.version), ...tail);
+      return client.sendCommand(command);
+    },
+  };
+}
+
 /**
  * A store that costs one round trip (`PING`) per create and per update and keeps its records in a
  * map: the ledger's own work over a network store, without a driver. It keeps the records it is given
  * (`objects`: no copy, which the memory store would make), or keeps each as the Redis driver does
  * (`json`): a document encoded on every write, decoded when a create meets it, and the version
  * beside it, which an update compares without decoding the document (the driver's hash has `v`).
+ *
+ * With `empty`, each round trip is instead an EVALSHA of a script that does nothing, sent with the
+ * KEYS and ARGV the driver sends (the encoded record among them): the least any design that runs one
+ * Lua script per write can cost, whatever its scripts do.
  */
-function pingStore(client: BenchRedisClient, keep: 'objects' | 'json'): LedgerStorage {
+function pingStore(client: BenchRedisClient, keep: 'objects' | 'json', empty?: EmptyScript): LedgerStorage {
   const records = new Map<string, TransitionRecord | { readonly doc: string; readonly version: number }>();
   const tickets = new Map<string, string>();
-  const ping = () => client.sendCommand(['PING']);
+  const ping = empty === undefined ? () => client.sendCommand(['PING']) : null;
   const read = (key: string): TransitionRecord | null => {
     const kept = records.get(key);
     if (kept === undefined) return null;
@@ -43,8 +72,8 @@ function pingStore(client: BenchRedisClient, keep: 'objects' | 'json'): LedgerSt
   return {
     capabilities: { name: `ping+${keep}`, crossProcess: true, durable: true },
     async create(record) {
-      await ping();
       const doc = keep === 'json' ? encodeRecord(record) : null;
+      await (ping?.() ?? (empty as EmptyScript).send(record, doc ?? '', 'create'));
       const met = read(record.key);
       if (met !== null) return { created: false, conflict: 'key', record: met };
       const holder = record.ticketKey === null ? undefined : tickets.get(record.ticketKey);
@@ -54,8 +83,8 @@ function pingStore(client: BenchRedisClient, keep: 'objects' | 'json'): LedgerSt
       return doc === null ? { created: true, record } : createdResult(doc, record.key);
     },
     async update(key, expectedVersion, next) {
-      await ping();
       const doc = keep === 'json' ? encodeRecord(next) : null;
+      await (ping?.() ?? (empty as EmptyScript).send(next, doc ?? '', 'update', expectedVersion));
       if (records.get(key)?.version !== expectedVersion) return false;
       records.set(key, doc === null ? next : { doc, version: next.version });
       return true;
@@ -71,7 +100,16 @@ function pingStore(client: BenchRedisClient, keep: 'objects' | 'json'): LedgerSt
 }
 
 /** The rows of each kind of call, in ladder order. */
-const ROWS = ['roundTrips', 'ledgerOverPing', 'withCodec', 'scripts', 'hyphae', 'powertoolsRaw', 'powertools'] as const;
+const ROWS = [
+  'roundTrips',
+  'ledgerOverPing',
+  'withCodec',
+  'emptyScripts',
+  'scripts',
+  'hyphae',
+  'powertoolsRaw',
+  'powertools',
+] as const;
 type Row = (typeof ROWS)[number];
 const KINDS = [
   ['call', 'first call (a new key each time)'],
@@ -84,6 +122,11 @@ async function ladders(client: BenchRedisClient, run: string): Promise<Record<Ki
   // A fresh store each round (ledgerCases asks for one), so its map does not grow for the whole run.
   const overPing = ledgerCases('ledger over a PING-per-write store', () => pingStore(client, 'objects'));
   const withCodec = ledgerCases('ledger over that store, encoding records', () => pingStore(client, 'json'));
+  const empty = await emptyScript(client, `${run}empty:`);
+  const overEmpty = ledgerCases(
+    'ledger over that store, each write an empty script with the driver’s KEYS and ARGV',
+    () => pingStore(client, 'json', empty),
+  );
   const ping = () => client.sendCommand(['PING']);
   const ladder = (kind: Kind, roundTrips: TimedCase): Record<Row, TimedCase> => {
     const pick = (cases: CallAndReplay): TimedCase => cases[kind];
@@ -91,6 +134,7 @@ async function ladders(client: BenchRedisClient, run: string): Promise<Record<Ki
       roundTrips,
       ledgerOverPing: pick(overPing),
       withCodec: pick(withCodec),
+      emptyScripts: pick(overEmpty),
       scripts: pick(comparison.hyphaeRaw),
       hyphae: pick(comparison.hyphae),
       powertoolsRaw: pick(comparison.powertoolsRaw),
@@ -124,6 +168,11 @@ function parts(t: Record<Row, Stats>): [string, number, number][] {
       restWall - scriptsWall,
       restCpu - scriptsCpu,
     ],
+    [
+      'hyphae: EVALSHA and its arguments, no script body (… empty scripts − encoding records)',
+      ...less(t.emptyScripts, t.withCodec),
+    ],
+    ['hyphae: what the scripts do on the server (hyphae − … empty scripts)', ...less(t.hyphae, t.emptyScripts)],
     ['hyphae: in all, above the bare round trips', ...less(t.hyphae, t.roundTrips)],
     ['powertools: its commands on the server (its commands − PINGs)', ...less(t.powertoolsRaw, t.roundTrips)],
     ['powertools: its own work (powertools − its commands)', ...less(t.powertools, t.powertoolsRaw)],
@@ -178,6 +227,12 @@ async function writeReport(
       measured[kind].hyphae.meanUs,
       measured[kind].powertools.meanUs,
     ),
+    figure(
+      `first-call parts ${kind}: the least one Lua script per write can cost (ledger over empty scripts) ÷ powertools on Redis (p50 µs)`,
+      'µs',
+      measured[kind].emptyScripts.p50Us,
+      measured[kind].powertools.p50Us,
+    ),
     ...parts(measured[kind]).map(([part, wall]) =>
       figure(`first-call parts ${kind}: ${part} ÷ the bare round trips`, 'µs', wall, measured[kind].roundTrips.meanUs),
     ),
@@ -191,8 +246,11 @@ async function writeReport(
     `One node-redis client on the shared server (127.0.0.1:6379), calls one at a time. The rows climb from
 the bare round trips a call needs (PING), through the ledger over a store that costs one PING per write
 and keeps its records in memory (no driver, no scripts), the same store encoding every record it writes
-and decoding the one a create meets as the Redis driver does, the driver's scripts sent alone, to the
-ledger on the Redis driver; then Powertools' commands alone and Powertools itself. The ledgered calls, the
+and decoding the one a create meets as the Redis driver does, the same store sending each write as an
+EVALSHA of a script that does nothing (with the KEYS and ARGV the driver sends), the driver's scripts
+sent alone, to the ledger on the Redis driver; then Powertools' commands alone and Powertools itself.
+The empty-script row is the least a design that runs one Lua script per write can cost, whatever its
+scripts do. The ledgered calls, the
 Powertools calls and both raw rows are the cases of the Powertools comparison above. CPU is this
 process's user + system time per call; the server's work shows only in the wall time.`,
     '',
