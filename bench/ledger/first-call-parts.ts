@@ -24,46 +24,51 @@ import { type CallAndReplay, comparisonPlan, powertoolsComparison } from './powe
 const quick = process.argv.includes('--quick');
 const plan = comparisonPlan(quick);
 
-/** An EVALSHA of a script that does nothing, with the driver's KEYS and ARGV (`src/storage/redis.ts`). */
-interface EmptyScript {
-  send(record: TransitionRecord, doc: string, write: 'create' | 'update', expectedVersion?: number): Promise<unknown>;
-}
+/**
+ * The round trip a write of the bench store costs: `expectedVersion` is undefined for a create.
+ * `doc` is the encoded record, or null when the store keeps objects.
+ */
+type WriteTrip = (record: TransitionRecord, doc: string | null, expectedVersion?: number) => Promise<unknown>;
 
-async function emptyScript(client: BenchRedisClient, prefix: string): Promise<EmptyScript> {
+/** One `PING` per write. */
+const pingTrip =
+  (client: BenchRedisClient): WriteTrip =>
+  () =>
+    client.sendCommand(['PING']);
+
+/**
+ * One EVALSHA per write of a script that does nothing, with the KEYS and ARGV the driver sends
+ * (`src/storage/redis.ts`), the encoded record among them.
+ */
+async function emptyScriptTrip(client: BenchRedisClient, prefix: string): Promise<WriteTrip> {
   const sha = String(await client.sendCommand(['SCRIPT', 'LOAD', 'return 1']));
   const [rec, index, marker] = [`${prefix}rec:`, `${prefix}updated`, `${prefix}ledger`];
-  return {
-    send(record, doc, write, expectedVersion) {
-      const ticket = record.ticketKey === null ? '' : `=${record.ticketKey}`;
-      const tail = [String(record.updatedAt), record.outcome, record.tool, record.kind, ticket, 'ledger-id'];
-      const command =
-        write === 'create'
-          ? record.ticketKey === null
-            ? ['EVALSHA', sha, '3', rec + record.key, index, marker]
-            : ['EVALSHA', sha, '4', rec + record.key, index, marker, `${prefix}ticket:${record.ticketKey}`]
-          : ['EVALSHA', sha, '3', rec + record.key, index, marker, record.key, String(expectedVersion)];
-      if (write === 'create') command.push(rec, record.key);
-      command.push(doc, String(record.version), ...tail);
-      return client.sendCommand(command);
-    },
+  return (record, doc, expectedVersion) => {
+    const { key, ticketKey } = record;
+    const command =
+      expectedVersion !== undefined
+        ? ['EVALSHA', sha, '3', rec + key, index, marker, key, String(expectedVersion)]
+        : ticketKey === null
+          ? ['EVALSHA', sha, '3', rec + key, index, marker, rec, key]
+          : ['EVALSHA', sha, '4', rec + key, index, marker, `${prefix}ticket:${ticketKey}`, rec, key];
+    command.push(doc ?? '', String(record.version), String(record.updatedAt), record.outcome, record.tool);
+    command.push(record.kind, ticketKey === null ? '' : `=${ticketKey}`, 'ledger-id');
+    return client.sendCommand(command);
   };
 }
 
 /**
- * A store that costs one round trip (`PING`) per create and per update and keeps its records in a
- * map: the ledger's own work over a network store, without a driver. It keeps the records it is given
- * (`objects`: no copy, which the memory store would make), or keeps each as the Redis driver does
- * (`json`): a document encoded on every write, decoded when a create meets it, and the version
- * beside it, which an update compares without decoding the document (the driver's hash has `v`).
- *
- * With `empty`, each round trip is instead an EVALSHA of a script that does nothing, sent with the
- * KEYS and ARGV the driver sends (the encoded record among them): the least any design that runs one
- * Lua script per write can cost, whatever its scripts do.
+ * A store that costs one round trip per create and per update (`trip`: a `PING` unless given) and
+ * keeps its records in a map: the ledger's own work over a network store, without a driver. It keeps
+ * the records it is given (`objects`: no copy, which the memory store would make), or keeps each as
+ * the Redis driver does (`json`): a document encoded on every write, decoded when a create meets it,
+ * and the version beside it, which an update compares without decoding the document (the driver's
+ * hash has `v`). With {@link emptyScriptTrip} as its round trip, it is the least any design that runs
+ * one Lua script per write can cost, whatever its scripts do.
  */
-function pingStore(client: BenchRedisClient, keep: 'objects' | 'json', empty?: EmptyScript): LedgerStorage {
+function pingStore(client: BenchRedisClient, keep: 'objects' | 'json', trip = pingTrip(client)): LedgerStorage {
   const records = new Map<string, TransitionRecord | { readonly doc: string; readonly version: number }>();
   const tickets = new Map<string, string>();
-  const ping = empty === undefined ? () => client.sendCommand(['PING']) : null;
   const read = (key: string): TransitionRecord | null => {
     const kept = records.get(key);
     if (kept === undefined) return null;
@@ -73,7 +78,7 @@ function pingStore(client: BenchRedisClient, keep: 'objects' | 'json', empty?: E
     capabilities: { name: `ping+${keep}`, crossProcess: true, durable: true },
     async create(record) {
       const doc = keep === 'json' ? encodeRecord(record) : null;
-      await (ping?.() ?? (empty as EmptyScript).send(record, doc ?? '', 'create'));
+      await trip(record, doc);
       const met = read(record.key);
       if (met !== null) return { created: false, conflict: 'key', record: met };
       const holder = record.ticketKey === null ? undefined : tickets.get(record.ticketKey);
@@ -84,7 +89,7 @@ function pingStore(client: BenchRedisClient, keep: 'objects' | 'json', empty?: E
     },
     async update(key, expectedVersion, next) {
       const doc = keep === 'json' ? encodeRecord(next) : null;
-      await (ping?.() ?? (empty as EmptyScript).send(next, doc ?? '', 'update', expectedVersion));
+      await trip(next, doc, expectedVersion);
       if (records.get(key)?.version !== expectedVersion) return false;
       records.set(key, doc === null ? next : { doc, version: next.version });
       return true;
@@ -122,10 +127,10 @@ async function ladders(client: BenchRedisClient, run: string): Promise<Record<Ki
   // A fresh store each round (ledgerCases asks for one), so its map does not grow for the whole run.
   const overPing = ledgerCases('ledger over a PING-per-write store', () => pingStore(client, 'objects'));
   const withCodec = ledgerCases('ledger over that store, encoding records', () => pingStore(client, 'json'));
-  const empty = await emptyScript(client, `${run}empty:`);
+  const emptyScript = await emptyScriptTrip(client, `${run}empty:`);
   const overEmpty = ledgerCases(
     'ledger over that store, each write an empty script with the driver’s KEYS and ARGV',
-    () => pingStore(client, 'json', empty),
+    () => pingStore(client, 'json', emptyScript),
   );
   const ping = () => client.sendCommand(['PING']);
   const ladder = (kind: Kind, roundTrips: TimedCase): Record<Row, TimedCase> => {
@@ -250,8 +255,8 @@ and decoding the one a create meets as the Redis driver does, the same store sen
 EVALSHA of a script that does nothing (with the KEYS and ARGV the driver sends), the driver's scripts
 sent alone, to the ledger on the Redis driver; then Powertools' commands alone and Powertools itself.
 The empty-script row is the least a design that runs one Lua script per write can cost, whatever its
-scripts do. The ledgered calls, the
-Powertools calls and both raw rows are the cases of the Powertools comparison above. CPU is this
+scripts do. The ledgered calls, the Powertools calls and both raw rows are the cases of the Powertools
+comparison above. CPU is this
 process's user + system time per call; the server's work shows only in the wall time.`,
     '',
     ...markdownTable(
