@@ -18,6 +18,7 @@ import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { measureCases, type TimedCase } from '../lib/measure.js';
 import { type BenchRedisClient, onBenchRedis } from '../lib/redis-bench-client.js';
+import { openRawRedis } from '../lib/redis-raw.js';
 import { ledgerCases } from './cases.js';
 import { type CallAndReplay, comparisonPlan, powertoolsComparison } from './powertools-cases.js';
 
@@ -37,23 +38,18 @@ const pingTrip =
     client.sendCommand(['PING']);
 
 /**
- * One EVALSHA per write of a script that does nothing, with the KEYS and ARGV the driver sends
- * (`src/storage/redis.ts`), the encoded record among them.
+ * One EVALSHA per write of a script that does nothing, with the KEYS and ARGV the raw baseline sends
+ * as the driver does (`bench/lib/redis-raw.ts`), the encoded record among them.
  */
 async function emptyScriptTrip(client: BenchRedisClient, prefix: string): Promise<WriteTrip> {
-  const sha = String(await client.sendCommand(['SCRIPT', 'LOAD', 'return 1']));
-  const [rec, index, marker] = [`${prefix}rec:`, `${prefix}updated`, `${prefix}ledger`];
+  const raw = await openRawRedis(client, prefix, { create: 'return 1', update: 'return 1' });
   return (record, doc, expectedVersion) => {
-    const { key, ticketKey } = record;
-    const command =
-      expectedVersion !== undefined
-        ? ['EVALSHA', sha, '3', rec + key, index, marker, key, String(expectedVersion)]
-        : ticketKey === null
-          ? ['EVALSHA', sha, '3', rec + key, index, marker, rec, key]
-          : ['EVALSHA', sha, '4', rec + key, index, marker, `${prefix}ticket:${ticketKey}`, rec, key];
-    command.push(doc ?? '', String(record.version), String(record.updatedAt), record.outcome, record.tool);
-    command.push(record.kind, ticketKey === null ? '' : `=${ticketKey}`, 'ledger-id');
-    return client.sendCommand(command);
+    const { key, version, outcome, tool, kind } = record;
+    const write = { doc: doc ?? '', version, outcome, tool, kind };
+    const ticketKey = record.ticketKey ?? '';
+    return expectedVersion === undefined
+      ? raw.create(key, ticketKey, write)
+      : raw.update(key, ticketKey, expectedVersion, write);
   };
 }
 

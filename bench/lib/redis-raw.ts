@@ -19,8 +19,12 @@ export interface RedisScripts {
   readonly update: string;
 }
 
-/** The operation of each case. */
+/** The operation of each case, and the two commands they send. */
 export interface RawRedis {
+  /** Send the create script for record `key` with ticket index entry `ticketKey`, holding `write`. */
+  create(key: string, ticketKey: string, write: WrittenDoc): Promise<unknown>;
+  /** Send the compare-and-set script for record `key`, expecting version `expected`. */
+  update(key: string, ticketKey: string, expected: number, write: WrittenDoc): Promise<unknown>;
   /** One fresh call that writes `docs`: the create script, then one CAS script per further doc. */
   write(docs: readonly string[]): () => Promise<void>;
   /** A replay: the create script meeting an existing record holding `doc`. */
@@ -93,6 +97,8 @@ export async function openRawRedis(
     ]);
 
   return {
+    create,
+    update,
     write(docs) {
       const { first, rest } = splitWrites(docs);
       return async () => {
