@@ -37,15 +37,17 @@ describe('hyphae doctor --deep', () => {
     });
   });
 
-  it('finds a damaged index that the plain doctor passes, and says how to rebuild it', async () => {
+  it('finds a damaged index, which the ledger also refuses to open, and says how to rebuild it', async () => {
     const { dir, keys } = await ledgerDir();
     damageKeyIndex(join(dir, 'data', 'ledger.db'), keys[1] ?? '', 'key');
 
     const plain = hyphae(dir, ['doctor']);
     const deep = hyphae(dir, ['doctor', '--deep']);
 
-    expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain('All checks passed');
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toContain(
+      '1 record(s) of `hyphae_transitions` cannot be found through the key or ticket index',
+    );
     expect(deep.code).toBe(1);
     expect(deep.stdout).toMatch(/FAIL {2}integrity .*ledger\.db {2}integrity_check found 1 problem\(s\)/);
     expect(deep.stdout).toContain('missing from index sqlite_autoindex_hyphae_transitions_1');

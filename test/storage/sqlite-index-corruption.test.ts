@@ -16,7 +16,7 @@ const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.each(SQLITE_DRIVERS)('a SQLite ledger with a damaged index, through %s', (driver) => {
-  it('fails closed on redispatch of three completed calls whose key entries are hidden, running none again', async () => {
+  it('refuses to open a ledger whose key entries are hidden, running none of three completed calls again', async () => {
     const file = freshFile();
     const open = () =>
       createLedger({ storage: createSqliteStorage({ path: file, driver }), agentId: 'a', policyVersion: '1' });
@@ -36,14 +36,16 @@ describe.each(SQLITE_DRIVERS)('a SQLite ledger with a damaged index, through %s'
     for (const id of ['1', '2', '3']) {
       const error: unknown = await again({ id }, { toolCallId: `call-${id}` }).catch((reason: unknown) => reason);
       assert.ok(error instanceof LedgerStorageCorruptError, `call ${id}: ${String(error)}`);
-      expect(error.message).toContain('the ticket index holds a record the key lookup missed');
+      expect(error.message).toContain(
+        '3 record(s) of `hyphae_transitions` cannot be found through the key or ticket index',
+      );
       expect(error.message).toContain('`hyphae doctor --deep`');
     }
     expect(effects).toEqual(['1', '2', '3']);
     await second.close();
   });
 
-  it('fails closed when a key entry points at another record, on lookup and on create', async () => {
+  it('refuses to open a ledger whose key entry points at another record', async () => {
     const file = freshFile();
     const storage = createSqliteStorage({ path: file, driver });
     const [b, a] = [makeTestRecord(), makeTestRecord()];
@@ -56,39 +58,48 @@ describe.each(SQLITE_DRIVERS)('a SQLite ledger with a damaged index, through %s'
     expect(checks(file).quick).toBe('ok');
 
     const reopened = createSqliteStorage({ path: file, driver });
-    // SQLite reads the key column from the index and the document from the row it points at.
-    await assert.rejects(reopened.get(a.key), /the stored record does not match its row/);
+    await assert.rejects(reopened.get(b.key), /1 record\(s\) of `hyphae_transitions` cannot be found/);
     await assert.rejects(reopened.create({ ...a, owner: 'someone-else' }), LedgerStorageCorruptError);
-    expect(await reopened.get(b.key)).toEqual(b);
     await reopened.close();
   });
 });
 
-describe('a SQLite insert that conflicts while both lookups found nothing', () => {
+/** The caller's database, with the lookups matching `blind` seeing nothing (a damaged index, injected). */
+function withBlindLookups(db: Database.Database, blind: RegExp): SqliteDatabase {
+  const none: SqliteStatement = { run: () => ({ changes: 0 }), get: () => undefined, all: () => [] };
+  return {
+    name: db.name,
+    get open() {
+      return db.open;
+    },
+    get inTransaction() {
+      return db.inTransaction;
+    },
+    prepare: (source) => (blind.test(source) ? none : db.prepare(source)),
+    exec: (source) => db.exec(source),
+    pragma: (source) => db.pragma(source),
+    transaction: (fn) => db.transaction(fn),
+    close: () => db.close(),
+  };
+}
+
+// Damage that arrives after the store opened (and checked the indexes) is met on the create path.
+describe.each([
+  [
+    'both lookups miss',
+    /^SELECT .* WHERE (key|ticket_key) = \?$/,
+    'the insert hit a unique key or ticket that neither lookup found',
+  ],
+  ['only the key lookup misses', /^SELECT .* WHERE key = \?$/, 'the ticket index holds a record the key lookup missed'],
+])('a SQLite create over a record its lookups cannot see: %s', (_, blind, reason) => {
   it('fails closed instead of reporting a created or an absent record', async () => {
     const db = new Database(join(dir, `blind-${randomUUID()}.db`));
     const record = makeTestRecord();
     await createSqliteStorage({ database: db }).create(record);
-    // The fault a damaged index gives, injected: lookups that see nothing over a table that has the row.
-    const blind: SqliteStatement = { run: () => ({ changes: 0 }), get: () => undefined, all: () => [] };
-    const lookupsBlind: SqliteDatabase = {
-      name: db.name,
-      get open() {
-        return db.open;
-      },
-      get inTransaction() {
-        return db.inTransaction;
-      },
-      prepare: (source) => (/^SELECT .* WHERE (key|ticket_key) = \?$/.test(source) ? blind : db.prepare(source)),
-      exec: (source) => db.exec(source),
-      pragma: (source) => db.pragma(source),
-      transaction: (fn) => db.transaction(fn),
-      close: () => db.close(),
-    };
-    const storage = createSqliteStorage({ database: lookupsBlind });
-    const error: unknown = await storage.create({ ...record, owner: 'second' }).catch((reason: unknown) => reason);
+    const storage = createSqliteStorage({ database: withBlindLookups(db, blind) });
+    const error: unknown = await storage.create({ ...record, owner: 'second' }).catch((cause: unknown) => cause);
     assert.ok(error instanceof LedgerStorageCorruptError, String(error));
-    expect(error.message).toContain('the insert hit a unique key or ticket that neither lookup found');
+    expect(error.message).toContain(reason);
     expect(db.prepare('SELECT count(*) AS n FROM hyphae_transitions').get()).toEqual({ n: 1 });
     db.close();
   });

@@ -3,6 +3,7 @@
  * prepare the statements.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { checkTransitionIndexes } from './check-indexes.js';
 import { mapSqliteError } from './map-sqlite-error.js';
 import { openSqliteFile } from './open-file.js';
 import { ensureSqliteSchema, type SqliteTables } from './schema.js';
@@ -49,7 +50,11 @@ export function configureSqlite(
   db.exec(`PRAGMA synchronous = ${settings.synchronous}`);
 }
 
-/** Open (or adopt) the database, configure it, ensure the schema and prepare the statements. */
+/**
+ * Open (or adopt) the database, configure it, ensure the schema, check the key and ticket indexes
+ * against the table (a damaged index fails closed here, before any call can be taken for new) and
+ * prepare the statements.
+ */
 export async function openSqliteConnection(plan: SqliteConnectionPlan): Promise<SqliteConnection> {
   const { source } = plan;
   const owned = 'file' in source;
@@ -69,6 +74,7 @@ export async function openSqliteConnection(plan: SqliteConnectionPlan): Promise<
     try {
       configureSqlite(db, { ...plan, wal: owned && db.file !== ':memory:' });
       ensureSqliteSchema(db, plan.tables, plan.location, plan.create);
+      checkTransitionIndexes(db, plan.tables, plan.location);
       return { db, owned, statements: prepareTransitionStatements(db, plan.tables) };
     } catch (error) {
       if (isBusy(error) && Date.now() < giveUpAt) {
