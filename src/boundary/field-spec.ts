@@ -99,7 +99,10 @@ function checkUnknownOptions(def: Record<string, unknown>, type: string, path: s
       const list = owners.map((t) => `\`${t}\``).join(', ');
       fail(path, `\`${key}\` is only allowed on ${list} fields, not on this \`${type}\` field`);
     }
-    fail(path, `unknown option \`${key}\` on this \`${type}\` field`);
+    // mycelium-runtime's field specs spell options in snake_case (`min_length`).
+    const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    const hint = camel !== key && allowed.includes(camel) ? ` (did you mean \`${camel}\`?)` : '';
+    fail(path, `unknown option \`${key}\` on this \`${type}\` field${hint}`);
   }
 }
 

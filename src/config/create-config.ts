@@ -24,7 +24,7 @@ import type { SnapshotStorage } from '../storage/snapshot-storage.js';
 import { ledgeredTasks, ledgeredTools } from './coverage.js';
 import { defined, pickDefined } from './defined.js';
 import { type PrepareMessagesEvent, prepareMessagesWith } from './prepare-messages.js';
-import { type ConfigRun, type ConfigRunScope, checkRunScope, createRunScope } from './run-context.js';
+import { type ConfigRun, type ConfigRunScope, createRunScope, resolveRunScope } from './run-context.js';
 import { closest } from './schema/did-you-mean.js';
 import type { ConfigSettings, TaskSettings } from './types.js';
 import { type ConfiguredTool, type ToolBody, type ToolOverrides, wrapTool } from './wrap-tool.js';
@@ -89,7 +89,11 @@ export interface HyphaeConfig {
    * a typo never leaves a tool unguarded. Entries that are not functions are copied untouched.
    */
   instrument<T extends Readonly<Record<string, unknown>>>(functions: T): Instrumented<T>;
-  /** Run an agent turn with the ledger scope, a session, the run's fuses and its snapshots set. */
+  /**
+   * Run an agent turn with the ledger scope, a session, the run's fuses and its snapshots set.
+   * Without `scope.runId` the run id is the thread id: a call redispatched in a later run of the
+   * thread meets the same transition. The fuses count per call of `run` either way.
+   */
   run<R>(scope: ConfigRunScope, fn: (run: ConfigRun) => R | Promise<R>): Promise<Awaited<R>>;
   /** Repair and validate a transcript, then check it against the history guard; returns a new array. */
   prepareMessages<M>(messages: readonly M[]): M[];
@@ -224,10 +228,10 @@ export function createConfig(parts: ConfigParts): HyphaeConfig {
   }
 
   async function run<R>(scope: ConfigRunScope, fn: (run: ConfigRun) => R | Promise<R>): Promise<Awaited<R>> {
-    checkRunScope(scope);
-    const { threadId, runId, node } = scope;
+    const { threadId, runId, fuseRunId } = resolveRunScope(scope);
+    const { node } = scope;
     const ledgerScope = { threadId, runId, ...(node === undefined ? {} : { node }) };
-    const fuseRun = fuses?.forRun(runId);
+    const fuseRun = fuses?.forRun(fuseRunId);
     const inLedgers = <T>(body: () => T): T => {
       const inTasks = (): T => (taskLedger === undefined ? body() : taskLedger.run(ledgerScope, body));
       return ledger === undefined ? inTasks() : ledger.run(ledgerScope, inTasks);

@@ -2,6 +2,7 @@
  * The run a config is inside: set by `config.run`, read by the tool pipeline (fuses) through
  * AsyncLocalStorage, so it follows the agent turn through every await.
  */
+import { randomUUID } from 'node:crypto';
 import type { Session } from '../context/session.js';
 import type { RunHandle } from '../context/snapshots/run-snapshots.js';
 import { type AsyncScope, createAsyncScope } from '../core/scope.js';
@@ -13,8 +14,15 @@ import type { RunState } from '../storage/snapshot-storage.js';
 export interface ConfigRunScope {
   /** The conversation; part of every transition key of the run. */
   readonly threadId: string;
-  /** This run of the agent; the fuse state and the snapshots belong to it. */
-  readonly runId: string;
+  /**
+   * This run of the agent: part of every transition key of the run; the snapshots belong to it.
+   * Default: the thread id, so every run of a thread shares its transitions, as mycelium-runtime's
+   * `config.run(thread_id)` does: a call redispatched in a later run of the thread meets the
+   * transition of the first one (and returns its result, or is blocked) instead of running again.
+   * Give each run its own id only when a run's calls must not be deduplicated against an earlier
+   * run's.
+   */
+  readonly runId?: string;
   /** The graph node, when the agent is a graph. */
   readonly node?: string;
   /** Cancels the run (snapshots record it as `aborted`). */
@@ -41,14 +49,24 @@ export function createRunScope(): AsyncScope<ConfigRun> {
   return createAsyncScope<ConfigRun>();
 }
 
-/** Check a run scope's ids; a run without ids would share fuse state and transition keys. */
-export function checkRunScope(scope: ConfigRunScope): void {
+/** A run scope with its ids checked and its defaults applied. */
+export interface ResolvedRunScope {
+  readonly threadId: string;
+  readonly runId: string;
+  /** The fuse state's run: `runId` when given, else one of its own per `config.run` call. */
+  readonly fuseRunId: string;
+}
+
+/** Check a run scope's ids (a run without ids would share fuse state and transition keys) and apply the defaults. */
+export function resolveRunScope(scope: ConfigRunScope): ResolvedRunScope {
+  const ids: Partial<Record<'threadId' | 'runId', string>> = {};
   for (const field of ['threadId', 'runId'] as const) {
     const value = readArgument(
       'config.run',
       'scope',
       () => (scope as unknown as Record<string, unknown> | null)?.[field],
     );
+    if (field === 'runId' && value === undefined) continue;
     if (typeof value !== 'string' || value === '') {
       throw new InvalidArgumentError(
         'config.run',
@@ -56,5 +74,12 @@ export function checkRunScope(scope: ConfigRunScope): void {
         `must be a non-empty string, got ${kindOf(value)}`,
       );
     }
+    ids[field] = value;
   }
+  const threadId = ids.threadId as string;
+  // Fuses count per run: two runs of one thread without run ids must not share a loop count, and
+  // the end of one must not end the other's.
+  return ids.runId === undefined
+    ? { threadId, runId: threadId, fuseRunId: `${threadId}#${randomUUID()}` }
+    : { threadId, runId: ids.runId, fuseRunId: ids.runId };
 }

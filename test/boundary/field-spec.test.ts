@@ -56,6 +56,12 @@ describe('a bad field spec fails when it is defined', () => {
     ['an unknown type', { s: { type: 'strnig' } }, '/s', 'unknown type `strnig`'],
     ['an invalid regex', { s: { type: 'string', pattern: '(' } }, '/s', 'not a valid regular expression'],
     ['a misspelt option', { s: { type: 'string', patern: 'x' } }, '/s', 'unknown option `patern`'],
+    [
+      'a snake_case option',
+      { s: { type: 'string', min_length: 1 } },
+      '/s',
+      'unknown option `min_length` on this `string` field (did you mean `minLength`?)',
+    ],
     ['a missing type', { s: { required: true } }, '/s', 'missing `type`'],
     ['a type name instead of a definition', { s: 'string' }, '/s', 'must be an object'],
     ['minLength above maxLength', { s: { type: 'string', minLength: 3, maxLength: 1 } }, '/s', 'greater than'],

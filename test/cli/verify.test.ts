@@ -104,9 +104,10 @@ describe('hyphae verify on unsafe configs', () => {
     const run = verify('hyphae.yaml', dir);
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('FAIL declared_class send_payment: `send_payment` is declared `read`');
-    // No fuses: nothing stops a loop, nothing refuses an ungranted tool.
-    expect(run.stdout).toContain('FAIL loop send_payment');
-    expect(run.stdout).toContain('FAIL refused_tool');
+    // No fuses and no registry: guards the config never asked for warn, with the lines to add.
+    expect(run.stdout).toContain('WARN loop send_payment: no loop fuse');
+    expect(run.stdout).toContain('WARN refused_tool: no registry and no permission fuse');
+    expect(run.stdout).toContain('    registry:\n      auto: true');
     const crash = run.report?.results.find((r) => r.scenario === 'crash_inside_side_effect');
     expect(crash?.evidence).toMatchObject({ effects: 2 });
     expect(existsSync(join(dir, 'ledger.db'))).toBe(false);

@@ -84,7 +84,7 @@ describe('history guard: limits', () => {
 describe('history guard: duplicates', () => {
   it('flags a turn repeated right after itself', () => {
     const events: HistoryEvent[] = [];
-    const guard = createHistoryGuard({ onEvent: (e) => events.push(e) });
+    const guard = createHistoryGuard({ onDuplicate: 'report', onEvent: (e) => events.push(e) });
 
     const report = guard.validate([say('user', 'hi'), say('assistant', 'hello'), say('assistant', 'hello')]);
 
@@ -120,14 +120,16 @@ describe('history guard: duplicates', () => {
     expect(createHistoryGuard({ duplicates: 'off' }).findDuplicates([toolTurn('a'), toolTurn('a')])).toEqual([]);
   });
 
-  it('raises on a duplicated turn when asked, as mycelium-runtime does', () => {
-    const guard = createHistoryGuard({ onDuplicate: 'raise' });
+  it('raises on a duplicated turn by default, as mycelium-runtime does', () => {
+    const guard = createHistoryGuard();
     const replayed = [say('user', 'pay invoice 42'), toolTurn('call_9'), say('user', 'and?'), toolTurn('call_9')];
 
     expect(() => guard.validate(replayed)).toThrow(
       expect.objectContaining({ code: 'history_duplicate_turn', duplicates: [{ index: 3, firstIndex: 1 }] }),
     );
     expect(guard.validate([say('user', 'hi')]).duplicates).toEqual([]);
+    // Tool-call turns with empty content are not duplicates when their call ids differ.
+    expect(guard.validate([toolTurn('call_1'), toolTurn('call_2')]).duplicates).toEqual([]);
     expect(() => createHistoryGuard({ onDuplicate: 'explode' as never })).toThrow(
       expect.objectContaining({ code: 'invalid_argument' }),
     );

@@ -25,9 +25,16 @@ import {
 } from '../verify/scenarios.js';
 
 function print(out: Output, results: readonly ScenarioResult[]): void {
+  const shown = new Set<string>();
   for (const r of results) {
     const mark = r.status === 'PASS' ? out.pass('PASS') : r.status === 'FAIL' ? out.fail('FAIL') : out.bold('WARN');
     out.line(`${mark} ${r.scenario}${r.tool === null ? '' : ` ${r.tool}`}: ${r.summary}`);
+    // The same lines fix every tool's warning: print them once.
+    if (r.fix !== undefined && !shown.has(r.fix)) {
+      shown.add(r.fix);
+      out.line('  add to the config:');
+      for (const line of r.fix.split('\n')) out.line(`    ${line}`);
+    }
   }
 }
 
@@ -47,12 +54,15 @@ killed inside its side effect, then a redispatch; a worker killed after its clai
 an ambiguous failure after the effect; a model repeating the call (the loop fuse). Once: a tool the
 model was never granted, and tools whose names say they act but are declared \`read\`.
 
+A guard the config does not configure (no \`registry\` or permission fuse, no loop fuse) is a WARN
+that prints the lines to add; a configured guard that does not hold is a FAIL.
+
 Options:
   -c, --config FILE   the config (default ./hyphae.yaml)
   --tool NAME         only these tools (repeatable)
   --json FILE         also write every result with its evidence as JSON
 
-Exit codes: 0 no FAIL, 1 a FAIL (or the config or store could not be opened), 2 usage
+Exit codes: 0 no FAIL (WARNs included), 1 a FAIL (or the config or store could not be opened), 2 usage
 `,
   async run(args, ctx) {
     const parsed = parseOptions('verify', args, {
@@ -71,7 +81,10 @@ Exit codes: 0 no FAIL, 1 a FAIL (or the config or store could not be opened), 2 
     for (const name of chosen)
       if (!ledgered.includes(name)) throw new UsageError(`\`${name}\` is not a ledgered tool of \`${file}\``);
     const tools = chosen.length > 0 ? chosen : ledgered;
-    const results: ScenarioResult[] = [...declarations(settings, ledgered), refusedTool(config.fuses, config.registry)];
+    const results: ScenarioResult[] = [
+      ...declarations(settings, ledgered),
+      refusedTool(settings, config.fuses, config.registry),
+    ];
     const store = settings.actionLedger?.store;
     const scratch = await mkdtemp(join(tmpdir(), 'hyphae-verify-log-'));
     try {
@@ -92,7 +105,7 @@ Exit codes: 0 no FAIL, 1 a FAIL (or the config or store could not be opened), 2 
             results.push(await crashThenRedispatch(setup, tool, 'after-effect'));
             results.push(await crashThenRedispatch(setup, tool, 'after-claim'));
             results.push(await ambiguousEffect(setup, tool));
-            results.push(loopScenario(config.fuses, tool));
+            results.push(loopScenario(config.fuses, tool, settings.fuses?.loop !== undefined));
           }
         } finally {
           await storage.close();

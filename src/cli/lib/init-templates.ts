@@ -37,6 +37,17 @@ tools:
   send_email:
     side_effect_class: email # non_idempotent_mutate: never re-sent automatically
     identity: intent # the same arguments in one run are one email, whatever the call id
+
+# Only the tools above may run: a tool the model was never granted is refused.
+registry:
+  auto: true
+
+# A model repeating a call is stopped. Fuses count per run: call the tools inside
+# \`config.run({ threadId }, …)\`.
+fuses:
+  loop:
+    repeat_threshold: 3 # the 3rd identical call without a new result is refused
+    terminal: true # and the run ends
 `;
 
 const MINIMAL = `transition:

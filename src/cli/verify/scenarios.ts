@@ -21,7 +21,19 @@ export interface ScenarioResult {
   readonly status: VerifyStatus;
   readonly summary: string;
   readonly evidence: Readonly<Record<string, unknown>>;
+  /** The YAML to add to the config, when the scenario warns of a guard the config does not configure. */
+  readonly fix?: string;
 }
+
+/** The lines that configure a loop fuse, as `hyphae verify` prints them. */
+export const LOOP_FIX = `fuses:
+  loop:
+    repeat_threshold: 3 # the 3rd identical call without a new result is refused
+    terminal: true # and the run ends (the default)`;
+
+/** The lines that configure the registry, as `hyphae verify` prints them. */
+export const REGISTRY_FIX = `registry:
+  auto: true # allow exactly the tools under \`tools\``;
 
 /** What the tool scenarios run with. */
 export interface ScenarioSetup {
@@ -78,8 +90,11 @@ function result(
   status: VerifyStatus,
   summary: string,
   evidence: Record<string, unknown>,
+  fix?: string,
 ): ScenarioResult {
-  return { scenario, tool, status, summary, evidence };
+  return fix === undefined
+    ? { scenario, tool, status, summary, evidence }
+    : { scenario, tool, status, summary, evidence, fix };
 }
 
 /** Two dispatches of one call at once: one effect, one result for both. */
@@ -221,10 +236,21 @@ export function declarations(settings: ConfigSettings, ledgered: readonly string
   });
 }
 
-/** A model repeating one call: the loop fuse refuses it and, by default, stops the run. */
-export function loopScenario(fuses: FuseBox | undefined, tool: string): ScenarioResult {
-  if (fuses === undefined)
-    return result('loop', tool, 'FAIL', 'no fuses: a model repeating a call runs until the framework stops it', {});
+/**
+ * A model repeating one call: the loop fuse refuses it and, by default, stops the run. A config
+ * without a loop fuse never asked for one: WARN, with the lines to add. A loop fuse that lets the
+ * repeats through: FAIL.
+ */
+export function loopScenario(fuses: FuseBox | undefined, tool: string, configured: boolean): ScenarioResult {
+  if (fuses === undefined || !configured)
+    return result(
+      'loop',
+      tool,
+      'WARN',
+      'no loop fuse: a model repeating a call runs until the framework stops it; add `fuses.loop` (tools then run inside `config.run`)',
+      { loopFuse: false },
+      LOOP_FIX,
+    );
   const run = fuses.forRun(`hyphae-verify-${randomUUID()}`);
   const call = { id: 'verify-loop', name: tool, args: { verify: 'loop' } };
   for (let attempt = 1; attempt <= 10; attempt++) {
@@ -250,8 +276,13 @@ export function loopScenario(fuses: FuseBox | undefined, tool: string): Scenario
   return result('loop', tool, 'FAIL', '10 identical calls were all allowed: configure `fuses.loop`', {});
 }
 
-/** A tool the model was never granted: refused before anything runs. */
+/**
+ * A tool the model was never granted: refused before anything runs. When the config has neither a
+ * registry nor a permission fuse it never asked for the refusal: WARN, with the lines to add. When
+ * it has one and the call still gets through: FAIL.
+ */
 export function refusedTool(
+  settings: ConfigSettings,
   fuses: FuseBox | undefined,
   registry: { has(name: string): boolean } | undefined,
 ): ScenarioResult {
@@ -270,11 +301,20 @@ export function refusedTool(
         `an ungranted tool is refused (${[byFuse ? 'permission fuse' : '', byRegistry ? 'registry' : ''].filter(Boolean).join(', ')})`,
         evidence,
       )
-    : result(
-        'refused_tool',
-        null,
-        'FAIL',
-        'no registry and no permission fuse: nothing refuses a tool the model was never granted',
-        evidence,
-      );
+    : settings.registry === undefined && settings.fuses?.permission === undefined
+      ? result(
+          'refused_tool',
+          null,
+          'WARN',
+          'no registry and no permission fuse: nothing refuses a tool the model was never granted; add `registry`',
+          evidence,
+          REGISTRY_FIX,
+        )
+      : result(
+          'refused_tool',
+          null,
+          'FAIL',
+          'the registry and the permission fuse let a tool the model was never granted through',
+          evidence,
+        );
 }

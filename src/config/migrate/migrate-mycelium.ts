@@ -11,6 +11,7 @@ import { type Pair, parseDocument, type YAMLMap } from 'yaml';
 import { GuardError } from '../../errors.js';
 import type { ConfigIssue } from '../errors.js';
 import { validateConfig } from '../parse-config.js';
+import { configureLedgered } from './configure-ledgered.js';
 import { dropOthers, isMapping } from './convert-values.js';
 import {
   migrateAuditReceipt,
@@ -166,12 +167,33 @@ function coverLedgered(
     );
 }
 
+const AGENT_ID_COMMENT = 'TODO: part of every transition key';
+const POLICY_VERSION_COMMENT = 'TODO: a new version starts new transitions';
+
 function ensureTransition(m: Migration, root: YAMLMap): void {
-  if (valueAt(root, 'transition') !== undefined) return;
+  const existing = valueAt(root, 'transition');
+  if (isMapping(existing)) {
+    // A transition section without its identity does not load here; write a default for each.
+    if (valueAt(existing, 'agent_id') === undefined) {
+      setKey(m.doc, existing, 'agent_id', 'TODO-agent-id', AGENT_ID_COMMENT);
+      m.note('added', 'transition.agent_id', null, 'a ledger needs `transition.agent_id`: fill in the TODO');
+    }
+    if (valueAt(existing, 'policy_version') === undefined) {
+      setKey(m.doc, existing, 'policy_version', '1', POLICY_VERSION_COMMENT);
+      m.note(
+        'added',
+        'transition.policy_version',
+        null,
+        'a ledger needs `transition.policy_version`: written `1`; bump it when a tool’s behaviour changes',
+      );
+    }
+    return;
+  }
+  if (existing !== undefined) return;
   if (valueAt(root, 'action_ledger') === undefined && valueAt(root, 'task_ledger') === undefined) return;
   const transition = newMap();
-  setKey(m.doc, transition, 'agent_id', 'TODO-agent-id', 'TODO: part of every transition key');
-  setKey(m.doc, transition, 'policy_version', '1', 'TODO: a new version starts new transitions');
+  setKey(m.doc, transition, 'agent_id', 'TODO-agent-id', AGENT_ID_COMMENT);
+  setKey(m.doc, transition, 'policy_version', '1', POLICY_VERSION_COMMENT);
   root.items.unshift(m.doc.createPair('transition', transition));
   m.note(
     'added',
@@ -203,6 +225,7 @@ export function migrateMyceliumConfig(source: string, options: MigrateOptions = 
   for (const pair of [...pairsOf(root)]) migrateSection(m, root, pair, ledgered);
   coverLedgered(m, root, 'action_ledger', ledgered.tools);
   coverLedgered(m, root, 'task_ledger', ledgered.tasks);
+  configureLedgered(m, root);
   ensureTransition(m, root);
   const schema = options.schemaRef ?? './node_modules/hyphae/hyphae.schema.json';
   doc.commentBefore = ` yaml-language-server: $schema=${schema}\n Converted from ${file} by \`hyphae migrate\`.${doc.commentBefore ? `\n${doc.commentBefore}` : ''}`;

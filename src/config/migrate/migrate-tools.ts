@@ -80,7 +80,30 @@ function ledgerOn(m: Migration, map: YAMLMap, path: string, kind: 'tool' | 'task
   return on;
 }
 
+/** mycelium-runtime's field spec options and their spelling here (JSON Schema's). */
+const FIELD_OPTIONS: Readonly<Record<string, string>> = { min_length: 'minLength', max_length: 'maxLength' };
+
+/** Rename the snake_case options of one field, and of its `items` and `properties`. */
+function migrateField(m: Migration, field: YAMLMap, path: string): void {
+  for (const option of pairsOf(field)) {
+    const renamed = FIELD_OPTIONS[keyOf(option)];
+    if (renamed === undefined || valueAt(field, renamed) !== undefined) continue;
+    m.note('converted', `${path}.${keyOf(option)}`, option.key, `written \`${renamed}\``);
+    renameKey(option, renamed);
+  }
+  const items = valueAt(field, 'items');
+  if (isMapping(items)) migrateField(m, items, `${path}.items`);
+  migrateFieldSpec(m, valueAt(field, 'properties'), `${path}.properties`);
+}
+
+/** Rename the snake_case options of a field spec (mycelium-runtime's `min_length`), at every level. */
+function migrateFieldSpec(m: Migration, spec: unknown, path: string): void {
+  for (const field of pairsOf(spec))
+    if (isMapping(field.value)) migrateField(m, field.value, `${path}.${keyOf(field)}`);
+}
+
 function migrateBounded(m: Migration, bounded: YAMLMap, path: string): void {
+  migrateFieldSpec(m, valueAt(bounded, 'schema'), `${path}.bounded.schema`);
   const single = plain(valueAt(bounded, 'path_param'));
   if (typeof single === 'string' && valueAt(bounded, 'path_params') === undefined) {
     dropKey(m, bounded, 'path_param', `${path}.bounded.path_param`, `written \`path_params: [${single}]\``);

@@ -224,7 +224,8 @@ export function historyGuardNode(): Node<HistoryGuardSettings> {
       ),
       on_duplicate: optional(
         oneOf(['report', 'raise'], {
-          description: '`report` (default): duplicates are events; `raise`: a duplicated turn refuses the history.',
+          description:
+            '`raise` (default): a duplicated turn refuses the history; `report`: duplicates are events only.',
         }),
       ),
       model: optional(string({ description: 'Model the token counter counts for.' })),

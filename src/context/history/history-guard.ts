@@ -36,7 +36,10 @@ export interface HistoryGuardOptions {
    * earlier turn; `off`.
    */
   readonly duplicates?: 'adjacent' | 'anywhere' | 'off';
-  /** `report` (default): duplicates are in the report and events; `raise`: `validate` throws {@link HistoryDuplicateError}. */
+  /**
+   * `raise` (default): `validate` throws {@link HistoryDuplicateError}, as it does past a limit;
+   * `report`: duplicates are only in the report and events.
+   */
   readonly onDuplicate?: 'report' | 'raise';
   /** Receives events; called synchronously, its errors propagate. */
   readonly onEvent?: (event: HistoryEvent) => void;
@@ -103,7 +106,7 @@ function checkLimit(name: string, value: number | undefined): void {
  * @example
  * const guard = createHistoryGuard({ maxTokens: 100_000, maxMessages: 400, warnAt: 0.8,
  *   tokenCounter: createGptTokenCounter(), model: 'gpt-4o', onEvent: (event) => logger.warn(event) });
- * guard.validate(messages); // throws HistoryTruncatedError past a limit
+ * guard.validate(messages); // throws HistoryTruncatedError past a limit, HistoryDuplicateError on a replayed turn
  */
 export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuard {
   const options = optionsOf('createHistoryGuard', given, true);
@@ -114,7 +117,7 @@ export function createHistoryGuard(given: HistoryGuardOptions = {}): HistoryGuar
     tokenCounter: counterOption = charTokenCounter,
     model,
     duplicates = 'adjacent',
-    onDuplicate = 'report',
+    onDuplicate = 'raise',
   } = options;
   if (onDuplicate !== 'report' && onDuplicate !== 'raise')
     throw new InvalidArgumentError(
