@@ -16,7 +16,7 @@ import { isExpired } from '../ledger/resolve-gate.js';
 import type { Ledger } from '../ledger/types.js';
 import { Outcome } from '../storage/envelope.js';
 import type { ListQuery } from '../storage/ledger-storage.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { RecordKind, TransitionRecord } from '../storage/transition-record.js';
 
 /** A ledger of the config, under the name the dashboard shows (`action`, `task`). */
 export interface NamedLedger {
@@ -51,6 +51,9 @@ export function shownOutcome(record: TransitionRecord, now: number): string {
 }
 
 const STUCK_STORED: readonly Outcome[] = ['UNKNOWN', 'BLOCKED', 'FAILED_AFTER_EFFECT', 'IN_FLIGHT'];
+
+/** Every record kind a filter may name. */
+export const FILTER_KINDS: readonly RecordKind[] = ['tool', 'task', 'denial'];
 
 /** Every outcome a filter may name. */
 export const FILTER_OUTCOMES: readonly string[] = [...Object.values(Outcome), 'EXPIRED'];
@@ -92,7 +95,7 @@ export interface LedgerSummary {
   readonly byOutcome: readonly [string, number][];
   readonly byTool: readonly [string, number][];
   readonly byAgent: readonly [string, number][];
-  /** UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT and expired IN_FLIGHT records, newest first. */
+  /** UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT and expired IN_FLIGHT records (never denials), newest first. */
   readonly stuck: readonly TransitionRecord[];
   readonly stuckCapped: boolean;
 }
@@ -113,7 +116,10 @@ export async function summarize(named: NamedLedger, now: number, limits: QueryLi
     byOutcome: countBy(window.records, (record) => shownOutcome(record, now)),
     byTool: countBy(window.records, (record) => record.tool),
     byAgent: countBy(window.records, (record) => record.agentId),
-    stuck: stuck.records.filter((record) => record.outcome !== 'IN_FLIGHT' || isExpired(record, now)),
+    // A denial is BLOCKED but claimed nothing: it never waits for an operator.
+    stuck: stuck.records.filter(
+      (record) => record.kind !== 'denial' && (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)),
+    ),
     stuckCapped: stuck.capped,
   };
 }
@@ -122,6 +128,8 @@ export async function summarize(named: NamedLedger, now: number, limits: QueryLi
 export interface ListFilter {
   readonly outcomes: readonly string[];
   readonly tool?: string;
+  /** `denial` for the records of refused calls; `tool` or `task` for transitions. */
+  readonly kind?: RecordKind;
   readonly from?: number;
   readonly to?: number;
   readonly agent?: string;
@@ -175,6 +183,7 @@ export async function listPage(
   const base: ListQuery = {
     ...(outcome === undefined ? {} : { outcome }),
     ...(filter.tool === undefined ? {} : { tool: filter.tool }),
+    ...(filter.kind === undefined ? {} : { kind: filter.kind }),
     ...(filter.from === undefined ? {} : { updatedFrom: filter.from }),
     ...(filter.to === undefined ? {} : { updatedTo: filter.to }),
   };
@@ -230,6 +239,7 @@ export interface ListParams extends ListFilter {
 export function filterTextFields(params: ListParams): [string, string][] {
   const fields: [string, string | undefined][] = [
     ['tool', params.tool],
+    ['kind', params.kind],
     ['from', params.fromText],
     ['to', params.toText],
     ['agent', params.agent],

@@ -3,7 +3,7 @@
  * the page, not silently dropped into a wider query.
  */
 import type { ListParams } from './queries.js';
-import { FILTER_OUTCOMES } from './queries.js';
+import { FILTER_KINDS, FILTER_OUTCOMES } from './queries.js';
 
 function text(query: URLSearchParams, name: string): string | undefined {
   const value = query.get(name)?.trim();
@@ -29,10 +29,14 @@ export function parseListParams(
     }
     return { text: value, ms };
   };
+  const kind = text(query, 'kind')?.toLowerCase();
+  if (kind !== undefined && !(FILTER_KINDS as readonly string[]).includes(kind))
+    errors.push(`Unknown kind \`${kind}\``);
   const from = time('from');
   const to = time('to');
   const optional: Record<string, string | number | undefined> = {
     tool: text(query, 'tool'),
+    kind: kind !== undefined && (FILTER_KINDS as readonly string[]).includes(kind) ? kind : undefined,
     agent: text(query, 'agent'),
     thread: text(query, 'thread'),
     run: text(query, 'run'),

@@ -11,8 +11,9 @@ export class LedgerDecisionDeniedError extends LedgerError {
   readonly tool: string;
   readonly decision: TransitionDecision;
 
-  constructor(tool: string, decision: TransitionDecision) {
+  constructor(tool: string, decision: TransitionDecision, options: { readonly cause?: unknown } = {}) {
     super(`The call to \`${tool}\` was NOT executed: its checks denied it (${decision.deniedReasons.join('; ')})`, {
+      ...options,
       code: 'decision_denied',
       llmMessage: `The call to \`${tool}\` was NOT executed: it was refused by a check. Do not retry it as it is`,
     });
@@ -23,7 +24,8 @@ export class LedgerDecisionDeniedError extends LedgerError {
 
 /**
  * The caller's verdicts of one call, checked and copied: an array of `{ check, verdict, reason? }`.
- * A malformed list is an `invalid_option`; a denying verdict is a {@link LedgerDecisionDeniedError}.
+ * A malformed list is an `invalid_option`. Whether they deny is the caller's to compose (a denying
+ * list writes a denial record, then raises {@link LedgerDecisionDeniedError}).
  */
 export function readCallerVerdicts(tool: string, value: unknown): readonly DecisionVerdict[] {
   if (value === undefined) return [];
@@ -41,8 +43,6 @@ export function readCallerVerdicts(tool: string, value: unknown): readonly Decis
       ? { check: v.check, verdict: v.verdict as CheckVerdict, reason: v.reason }
       : { check: v.check, verdict: v.verdict as CheckVerdict };
   });
-  const decision = composeDecision(verdicts);
-  if (!decision.allowed) throw new LedgerDecisionDeniedError(tool, decision);
   return verdicts;
 }
 

@@ -11,6 +11,7 @@ import { readCallArguments, readCallOptions } from './call-arguments.js';
 import { createCallIdentityCheck } from './call-identity.js';
 import { type CallTrace, startTrace } from './call-trace.js';
 import { type Body, scheduleOn } from './claim-records.js';
+import { refuseDenied } from './denial-records.js';
 import { execute } from './execute.js';
 import type { ExecutorContext } from './executor-context.js';
 import { markWorkerDead } from './mark-worker-dead.js';
@@ -182,6 +183,8 @@ export function createLedger(given: LedgerOptions): Ledger {
         const read = readCallOptions(spec.name, callOptions);
         checkCall(spec, read, context);
         const call = readCallArguments(spec.name, () => prepareCall(spec, agentId, policyVersion, args, read, context));
+        // A refused call claims nothing: it leaves a denial record of its own and is refused.
+        if (call.denied !== null) return refuseDenied(ctx, call, call.denied);
         const trace =
           onCallEvent === undefined ? undefined : startTrace(onCallEvent, ctx.clock, ctx.logger, ++calls, call);
         run = execute(ctx, call, body, callOptions, trace);

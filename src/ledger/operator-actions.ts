@@ -60,6 +60,9 @@ export async function releaseTransition(
   }
   const current = await load(ctx, key);
   if (current === null) throw new LedgerReleaseRefusedError(key, 'no such transition', null);
+  // A denial records a refusal; it never held a claim, so there is nothing to release.
+  if (current.kind === 'denial')
+    throw new LedgerReleaseRefusedError(key, 'it is a denial record: the refused call was never claimed', current);
   if (current.outcome === 'COMPLETED') throw new LedgerAlreadyResolvedError(current);
   const now = ctx.clock.now();
   if (current.outcome === 'IN_FLIGHT' && !isExpired(current, now)) {

@@ -4,10 +4,11 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint, sha256Hex } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
-import type { DecisionVerdict } from '../storage/decision.js';
+import type { DecisionVerdict, TransitionDecision } from '../storage/decision.js';
 import { CLASS_DEFAULTS, type RetryPermission, type SideEffectClass, type Spendability } from '../storage/envelope.js';
-import type { LedgerScope, RecordKind } from '../storage/transition-record.js';
-import { readCallerVerdicts } from './caller-verdicts.js';
+import type { LedgerScope } from '../storage/transition-record.js';
+import { LedgerDecisionDeniedError, readCallerVerdicts } from './caller-verdicts.js';
+import { composeDecision } from './decision.js';
 import { reconcilerOf } from './reconciler-of.js';
 import type { GateAttempt } from './resolve-gate.js';
 import { resolveSideEffectClass } from './resolve-side-effect-class.js';
@@ -23,7 +24,7 @@ import type { ArgsDriftPolicy, CallOptions, Reconciler, TaskSpec, ToolIdentity, 
 
 /** A spec with its defaults resolved and frozen. */
 export interface ResolvedSpec {
-  readonly kind: RecordKind;
+  readonly kind: 'tool' | 'task';
   readonly name: string;
   readonly sideEffectClass: SideEffectClass;
   readonly retryPermission: RetryPermission;
@@ -49,7 +50,7 @@ function invalid(message: string): GuardError {
  *
  * @param ledgerReconciler whether the ledger has a default reconciler (a `queryable` mechanism).
  */
-export function resolveSpec(kind: RecordKind, spec: ToolSpec | TaskSpec, ledgerReconciler = false): ResolvedSpec {
+export function resolveSpec(kind: 'tool' | 'task', spec: ToolSpec | TaskSpec, ledgerReconciler = false): ResolvedSpec {
   if (typeof spec.name !== 'string' || spec.name.trim() === '')
     throw invalid('A ledgered tool needs a non-empty `name`');
   const rawClass = spec.sideEffectClass ?? (kind === 'task' ? 'idempotent_mutate' : undefined);
@@ -102,6 +103,8 @@ export interface PreparedCall {
   readonly attempt: GateAttempt;
   /** The caller's check verdicts, written with the claim as its decision. */
   readonly verdicts: readonly DecisionVerdict[];
+  /** The decision of those verdicts when one denies: the call is refused and claims nothing. */
+  readonly denied: TransitionDecision | null;
 }
 
 /** The ambient scope and dispatch id set by `ledger.run`. */
@@ -165,8 +168,29 @@ export function prepareCall(
   options: CallOptions & { taskId?: string },
   context: RunContext | undefined,
 ): PreparedCall {
-  const scope = normalizeScope(options.scope ?? context?.scope);
   const verdicts = readCallerVerdicts(spec.name, options.verdicts);
+  const decision = verdicts.length === 0 ? null : composeDecision(verdicts);
+  const denied = decision === null || decision.allowed ? null : decision;
+  if (denied === null) return identify(spec, agentId, policyVersion, args, options, context, verdicts, null);
+  try {
+    return identify(spec, agentId, policyVersion, args, options, context, verdicts, denied);
+  } catch (cause) {
+    // A refused call whose arguments cannot be identified is still refused as such (no record).
+    throw new LedgerDecisionDeniedError(spec.name, denied, { cause });
+  }
+}
+
+function identify(
+  spec: ResolvedSpec,
+  agentId: string,
+  policyVersion: string,
+  args: unknown,
+  options: CallOptions & { taskId?: string },
+  context: RunContext | undefined,
+  verdicts: readonly DecisionVerdict[],
+  denied: TransitionDecision | null,
+): PreparedCall {
+  const scope = normalizeScope(options.scope ?? context?.scope);
   const attempt: GateAttempt = {
     providerIdempotencyKey: providerKeyOf(spec, args),
     providerKeyParamDeclared: spec.providerIdempotencyKeyParam !== undefined,
@@ -187,6 +211,7 @@ export function prepareCall(
       argsFingerprint: identity,
       attempt,
       verdicts,
+      denied,
       key: sha256Hex(templateOf(spec, agentId, policyVersion).text(identity, scope, undefined)),
     };
   }
@@ -202,6 +227,7 @@ export function prepareCall(
     argsFingerprint: fp,
     attempt,
     verdicts,
+    denied,
     key: sha256Hex(
       templateOf(spec, agentId, policyVersion).text(
         fp,

@@ -11,7 +11,7 @@ import {
   readArgument,
 } from '../invalid-argument.js';
 import type { SideEffectClass } from '../storage/envelope.js';
-import type { LedgerScope, RecordKind } from '../storage/transition-record.js';
+import type { LedgerScope } from '../storage/transition-record.js';
 
 /** Schema tag of the transition key. */
 export const TRANSITION_KEY_SCHEMA = 'hyphae.transition/v1';
@@ -45,7 +45,7 @@ export function normalizeScope(scope: LedgerScope | undefined): LedgerScope {
 
 /** Inputs of {@link transitionKey}. */
 export interface TransitionKeyInput {
-  readonly kind?: RecordKind;
+  readonly kind?: 'tool' | 'task';
   readonly scope: LedgerScope;
   readonly tool: string;
   readonly argsFingerprint: string;

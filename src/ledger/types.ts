@@ -7,7 +7,7 @@ import type { Gate, RetryPermission, SideEffectClass, Spendability } from '../st
 import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
 import type { Receipt } from '../storage/receipt.js';
 import type { ReceiptSink } from '../storage/receipt-sink.js';
-import type { LedgerScope, TransitionRecord } from '../storage/transition-record.js';
+import type { LedgerScope, RecordedError, TransitionRecord } from '../storage/transition-record.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import type { ReceiptSigner } from './receipts/signers.js';
 import type { ToolCapability } from './tool-capability.js';
@@ -65,10 +65,13 @@ export type LedgerReceiptsOption = { readonly sink: ReceiptSink; readonly signer
 /**
  * What the ledger reports through `onEvent`, in order:
  *
- * - `transition_recorded`: a terminal outcome, a release or a worker marked dead is durable, and its
- *   receipt (when receipts are on) is not yet written;
+ * - `transition_recorded`: a terminal outcome, a release, a worker marked dead or a denial (a
+ *   `denial` record, or one more repeat counted on it) is durable, and its receipt (when receipts
+ *   are on) is not yet written;
  * - `receipt_written`: that receipt is on the chain (`receipt` is null when the chain already held
- *   it) and its `receiptRef` is not yet on the record.
+ *   it) and its `receiptRef` is not yet on the record;
+ * - `denial_not_recorded`: a refused call's denial record could not be written (the call was
+ *   refused all the same).
  */
 export type LedgerEvent =
   | { readonly type: 'transition_recorded'; readonly record: TransitionRecord }
@@ -77,6 +80,12 @@ export type LedgerEvent =
       readonly receiptId: string;
       readonly receipt: Receipt | null;
       readonly record: TransitionRecord;
+    }
+  | {
+      readonly type: 'denial_not_recorded';
+      /** The denial record the ledger tried to write (or to count a repeat on). */
+      readonly record: TransitionRecord;
+      readonly error: RecordedError;
     };
 
 /** The call a {@link LedgerCallEvent} belongs to. */
@@ -251,8 +260,9 @@ export interface CallOptions {
    * The verdicts of the checks the caller ran on this call before handing it to the ledger (a
    * guard pipeline passes its registry, fuse, argument and approval verdicts). They are written on
    * the record with the claim, followed by the ledger's own `ledger` verdict, as its `decision`.
-   * A denying verdict refuses the call (`decision_denied`) before anything is claimed. Never put
-   * arguments or secrets in a reason: it is stored.
+   * A denying verdict refuses the call (`decision_denied`) before anything is claimed, and writes a
+   * `denial` record of the refusal under a key of its own (the transition stays unclaimed). Never
+   * put arguments or secrets in a reason: it is stored.
    */
   readonly verdicts?: readonly DecisionVerdict[];
 }

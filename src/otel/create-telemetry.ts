@@ -194,17 +194,20 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     if (event.type === 'receipt_written') {
       // Without the call hook, a hard block on a record that stays UNKNOWN is seen only through its
       // BLOCKED receipt (one per record version; none without receipts).
-      if (!callsObserved && event.receipt?.outcome === 'BLOCKED') {
+      if (!callsObserved && event.receipt?.outcome === 'BLOCKED' && event.record.kind !== 'denial') {
         hardBlocks?.add(1, { 'gen_ai.tool.name': event.record.tool });
         active()?.addEvent('hyphae.hard_block', { 'hyphae.transition.key': event.record.key });
       }
       return;
     }
+    if (event.type !== 'transition_recorded') return;
     const { record } = event;
     const action = actionOf(record);
     const metricAttributes = { 'gen_ai.tool.name': record.tool, 'hyphae.outcome': record.outcome };
     transitions?.add(1, { ...metricAttributes, 'hyphae.action': action });
-    if (!callsObserved && record.outcome === 'BLOCKED') hardBlocks?.add(1, { 'gen_ai.tool.name': record.tool });
+    // A denial is a refusal by the checks, not a hard block by the ledger.
+    if (!callsObserved && record.outcome === 'BLOCKED' && record.kind !== 'denial')
+      hardBlocks?.add(1, { 'gen_ai.tool.name': record.tool });
     if (action === 'outcome' && record.completedAt !== null) {
       duration?.record(Math.max(0, record.completedAt - record.firstAttemptAt) / 1000, metricAttributes);
     }

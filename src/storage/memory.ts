@@ -140,6 +140,7 @@ function frozenRecord(r: TransitionRecord): TransitionRecord {
   if (r.decision !== undefined) out.decision = frozenJsonCopy(r.decision) as NonNullable<TransitionRecord['decision']>;
   if (r.workerDeath !== undefined)
     out.workerDeath = frozenJsonCopy(r.workerDeath) as NonNullable<TransitionRecord['workerDeath']> | null;
+  if (r.refusedTransition !== undefined) out.refusedTransition = r.refusedTransition;
   return Object.freeze(out);
 }
 

@@ -32,8 +32,8 @@ export const ReceiptOutcome: Vocabulary<typeof RECEIPT_OUTCOMES> = vocabulary(RE
 /** What a receipt attests. */
 export type ReceiptOutcome = ValueOf<typeof ReceiptOutcome>;
 
-const RECEIPT_ACTION_KINDS = ['tool', 'task', 'release', 'mark_worker_dead'] as const;
-/** Who acted: a tool or task run by the ledger, or an operator action. */
+const RECEIPT_ACTION_KINDS = ['tool', 'task', 'denial', 'release', 'mark_worker_dead'] as const;
+/** Who acted: a tool or task run by the ledger, a call its checks refused (`denial`), or an operator action. */
 export const ReceiptActionKind: Vocabulary<typeof RECEIPT_ACTION_KINDS> = vocabulary(RECEIPT_ACTION_KINDS);
 /** Who acted. */
 export type ReceiptActionKind = ValueOf<typeof ReceiptActionKind>;

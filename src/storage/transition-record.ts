@@ -12,8 +12,11 @@ export interface LedgerScope {
   readonly node?: string;
 }
 
-/** Whether a record belongs to a tool call or a task. */
-export type RecordKind = 'tool' | 'task';
+/**
+ * Whether a record belongs to a tool call or a task, or records a call its checks refused
+ * (`denial`: written under a key of its own, never claimed, never gated on).
+ */
+export type RecordKind = 'tool' | 'task' | 'denial';
 
 /** The error a failed attempt left behind. */
 export interface RecordedError {
@@ -92,6 +95,8 @@ export interface TransitionRecord {
    * (see `effectStateOf`); absent on records written before the decision protocol.
    */
   readonly decision?: TransitionDecision;
+  /** On a `denial` record: the key of the transition whose call was refused (never claimed). */
+  readonly refusedTransition?: string;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly completedAt: number | null;

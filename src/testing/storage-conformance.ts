@@ -7,6 +7,7 @@
 
 import { checkOptions, recordArgument } from '../invalid-argument.js';
 import { defineDecisionCases } from './storage-conformance/decision-cases.js';
+import { defineDenialCases } from './storage-conformance/denial-cases.js';
 import { createConformanceSuite, type StorageConformanceOptions } from './storage-conformance/harness.js';
 import { defineIdentityCases } from './storage-conformance/identity-cases.js';
 import { defineLifecycleCases } from './storage-conformance/lifecycle-cases.js';
@@ -50,5 +51,6 @@ export function describeStorageConformance(options: StorageConformanceOptions): 
     defineWatchCases(suite);
     defineIdentityCases(suite);
     defineDecisionCases(suite);
+    defineDenialCases(suite);
   });
 }

@@ -106,7 +106,10 @@ describe('hyphaeMiddleware: tool calls', () => {
     expect(pay.runs()).toBe(0);
     const [refusal] = toolMessages(result.messages);
     expect(refusal).toMatchObject({ tool_call_id: 'call_neg', status: 'error' });
-    expect(await middleware.pipeline.ledger?.list()).toMatchObject({ records: [] });
+    // No transition is claimed: the refusal is kept only as a denial record.
+    expect(await middleware.pipeline.ledger?.list({ kind: 'tool' })).toMatchObject({ records: [] });
+    const denials = (await middleware.pipeline.ledger?.list({ kind: 'denial' }))?.records ?? [];
+    expect(denials.map((d) => [d.ticket, d.outcome])).toEqual([['call_neg', 'BLOCKED']]);
   });
 
   it('catches a tool error itself and answers with an error tool message', async () => {

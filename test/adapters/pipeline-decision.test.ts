@@ -59,7 +59,7 @@ describe('the pipeline writes its checks verdicts with the ledger claim', () => 
     ]);
   });
 
-  it('refuses on a denying beforeClaim verdict, ledgered or not, and claims nothing', async () => {
+  it('refuses on a denying beforeClaim verdict, ledgered or not, and claims no transition', async () => {
     const ledger = memoryLedger();
     const run = createGuardPipeline({
       ledger,
@@ -80,6 +80,11 @@ describe('the pipeline writes its checks verdicts with the ledger claim', () => 
       if (outcome.status === 'refused') expect(outcome.message).toMatch(/NOT executed/);
     }
     expect(runs).toBe(0);
-    expect((await ledger.list()).records).toEqual([]);
+    // The ledgered refusal leaves its denial record; the tool outside the ledger leaves nothing.
+    expect((await ledger.list({ kind: 'tool' })).records).toEqual([]);
+    const denials = (await ledger.list({ kind: 'denial' })).records;
+    expect(denials.map((d) => [d.tool, d.ticket, d.decision?.deniedReasons])).toEqual([
+      ['refund', 'c1', ['refused by ops']],
+    ]);
   });
 });

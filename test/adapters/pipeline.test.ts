@@ -72,7 +72,7 @@ describe('createGuardPipeline: order and outcomes', () => {
     expect(fuses.log).toEqual([]);
   });
 
-  it('refuses invalid arguments before any ledger record is written', async () => {
+  it('refuses invalid arguments before any transition is claimed', async () => {
     const ledger = memoryLedger();
     const run = createGuardPipeline({ ledger, tools: { pay: { schema: { amount: { type: 'number' } } } } }).forRun({
       runId: 'r1',
@@ -81,7 +81,11 @@ describe('createGuardPipeline: order and outcomes', () => {
     const outcome = expectRefused(await run.executeToolCall({ id: 'c1', name: 'pay', args: { amount: 'ten' } }, body));
     expect(outcome.stage).toBe('arguments');
     expect(body.calls).toEqual([]);
-    expect((await ledger.list()).records).toEqual([]);
+    // No transition is claimed; the refusal is kept as a denial record of its own.
+    expect((await ledger.list({ kind: 'tool' })).records).toEqual([]);
+    expect((await ledger.list({ kind: 'denial' })).records.map((d) => d.decision?.verdicts)).toEqual([
+      [{ check: 'arguments', verdict: 'deny', reason: 'tool_boundary_violation' }],
+    ]);
   });
 
   it('reports a throwing body as a failure that ran', async () => {

@@ -57,7 +57,7 @@ describe('the decision a claim writes', () => {
     });
   });
 
-  it('refuses a denying verdict before anything is claimed or run', async () => {
+  it('refuses a denying verdict before any transition is claimed or run', async () => {
     const ledger = newLedger();
     let runs = 0;
     const pay = ledger.tool({ name: 'send_payment', sideEffectClass: 'payment' }, async () => {
@@ -80,7 +80,8 @@ describe('the decision a claim writes', () => {
     expect(error).toBeInstanceOf(LedgerDecisionDeniedError);
     expect(error).toMatchObject({ code: 'decision_denied', decision: { deniedReasons: ['the operator said no'] } });
     expect(runs).toBe(0);
-    expect((await ledger.list()).records).toEqual([]);
+    // Only the denial's own record: no transition was claimed.
+    expect((await ledger.list()).records.map((record) => record.kind)).toEqual(['denial']);
   });
 
   it('refuses malformed verdicts as an invalid option', async () => {

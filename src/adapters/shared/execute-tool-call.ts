@@ -14,6 +14,7 @@ import { composeDecision } from '../../ledger/decision.js';
 import type { CallOptions, Ledger } from '../../ledger/types.js';
 import type { DecisionVerdict } from '../../storage/decision.js';
 import type { LedgerScope } from '../../storage/transition-record.js';
+import { type DeniedCall, errorDenial, fuseDenial, recordDenial } from './denials.js';
 import {
   classifyError,
   describeError,
@@ -61,17 +62,23 @@ function parseArgs(call: ToolCallInput): { readonly args: unknown } | { readonly
   }
 }
 
+/** A refusal, and the denial to record for it (a refused call of a tool this framework has). */
+interface Refused {
+  readonly outcome: ToolCallOutcome;
+  readonly denial?: { readonly args: unknown; readonly verdicts: readonly DecisionVerdict[] };
+}
+
 /**
  * The part of a call that must run synchronously, so that parallel siblings are checked in order
- * and a terminal refusal of one stops those checked after it.
+ * and a terminal refusal of one stops those checked after it. A stopped run's calls, unknown tools
+ * and unparseable arguments record no denial: the first has its stop on record already, and the
+ * others name no transition.
  */
 function admit(
   ctx: CallContext,
   call: ToolCallInput,
   execute: ToolExecutor | undefined,
-):
-  | { readonly args: unknown; readonly redispatch: boolean; readonly execute: ToolExecutor }
-  | { readonly outcome: ToolCallOutcome } {
+): { readonly args: unknown; readonly redispatch: boolean; readonly execute: ToolExecutor } | Refused {
   const { name } = call;
   const stoppedBy = ctx.stopped();
   if (stoppedBy !== null) return { outcome: runStopped(name, stoppedBy) };
@@ -79,8 +86,11 @@ function admit(
     try {
       ctx.registry.assertAllowed(name);
     } catch (error) {
-      if (error instanceof GuardError) return { outcome: refusedByError(RefusalStage.registry, name, error) };
-      return { outcome: failed(name, error, false) };
+      if (!(error instanceof GuardError)) return { outcome: failed(name, error, false) };
+      const outcome = refusedByError(RefusalStage.registry, name, error);
+      const parsed = execute === undefined ? undefined : parseArgs(call);
+      if (parsed === undefined || 'error' in parsed) return { outcome };
+      return { outcome, denial: { args: parsed.args, verdicts: [errorDenial('registry', error)] } };
     }
   }
   if (execute === undefined) return { outcome: unknownTool(name) };
@@ -88,7 +98,11 @@ function admit(
   if ('error' in parsed) return { outcome: refusedByError(RefusalStage.arguments, name, parsed.error) };
   if (ctx.fuseRun === undefined) return { args: parsed.args, redispatch: false, execute };
   const { verdict, redispatch } = checkFuses(ctx, ctx.fuseRun, call.id, name, parsed.args);
-  if (!verdict.allowed) return { outcome: fromVerdict(verdict, ctx.terminalFuses) };
+  if (!verdict.allowed) {
+    const verdicts: DecisionVerdict[] = ctx.registry === undefined ? [] : [{ check: 'registry', verdict: 'allow' }];
+    verdicts.push(fuseDenial(verdict));
+    return { outcome: fromVerdict(verdict, ctx.terminalFuses), denial: { args: parsed.args, verdicts } };
+  }
   return { args: parsed.args, redispatch, execute };
 }
 
@@ -138,9 +152,20 @@ export async function executeToolCall(
 ): Promise<ToolCallOutcome> {
   if (options.turnId !== undefined) ctx.fuseRun?.beginTurn(options.turnId);
   const admitted = admit(ctx, call, execute);
-  // Latched before anything awaits, so a parallel sibling checked next already sees the stop.
-  if ('outcome' in admitted) return settle(ctx, admitted.outcome);
   const { name, id } = call;
+  const denied = (args: unknown): DeniedCall => ({
+    ledger: ctx.ledger,
+    plan: ctx.plan(name),
+    scope: ctx.scope,
+    id,
+    args,
+  });
+  if ('outcome' in admitted) {
+    // Latched before anything awaits, so a parallel sibling checked next already sees the stop.
+    const outcome = settle(ctx, admitted.outcome);
+    if (admitted.denial !== undefined) await recordDenial(denied(admitted.denial.args), admitted.denial.verdicts);
+    return outcome;
+  }
   const { args, redispatch } = admitted;
   const plan = ctx.plan(name);
   // The ledger this call goes through: none when the run has none or the tool is not ledgered.
@@ -153,10 +178,6 @@ export async function executeToolCall(
     source: 'ledger',
   };
   try {
-    const checked = plan.check === undefined ? args : await plan.check(args);
-    const held = await options.beforeClaim?.(checked);
-    if (held !== undefined && 'answer' in held)
-      return Object.freeze({ status: 'ok' as const, result: held.answer, source: 'tool' as const });
     // Every check that let the call come this far; the ledger writes them with its claim.
     const verdicts: DecisionVerdict[] = [];
     if (ctx.registry !== undefined) verdicts.push({ check: 'registry', verdict: 'allow' });
@@ -164,13 +185,32 @@ export async function executeToolCall(
       verdicts.push(
         redispatch ? { check: 'fuses', verdict: 'allow', reason: 'redispatch' } : { check: 'fuses', verdict: 'allow' },
       );
-    if (plan.check !== undefined) verdicts.push({ check: 'arguments', verdict: 'allow' });
+    let checked: unknown = args;
+    if (plan.check !== undefined) {
+      try {
+        checked = await plan.check(args);
+      } catch (error) {
+        if (error instanceof GuardError)
+          await recordDenial(denied(args), [...verdicts, errorDenial('arguments', error)]);
+        throw error;
+      }
+      verdicts.push({ check: 'arguments', verdict: 'allow' });
+    }
+    const held = await options.beforeClaim?.(checked);
+    if (held !== undefined && 'answer' in held)
+      return Object.freeze({ status: 'ok' as const, result: held.answer, source: 'tool' as const });
     if (held !== undefined) {
       verdicts.push(held.verdict);
       // Refused here, ledgered or not: a tool outside the ledger never runs on a denying verdict.
       const decision = composeDecision(verdicts);
-      if (!decision.allowed)
-        return settle(ctx, refusedByError(RefusalStage.arguments, name, new LedgerDecisionDeniedError(name, decision)));
+      if (!decision.allowed) {
+        const refusal = settle(
+          ctx,
+          refusedByError(RefusalStage.arguments, name, new LedgerDecisionDeniedError(name, decision)),
+        );
+        await recordDenial(denied(args), verdicts);
+        return refusal;
+      }
     }
     const context: ToolExecutionContext = { toolCallId: id, abortSignal, scope: ctx.scope };
 

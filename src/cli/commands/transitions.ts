@@ -2,6 +2,7 @@
  * `hyphae transitions`: list, show, release and mark-dead, on the ledger store the config names.
  */
 import { GuardError } from '../../errors.js';
+import type { RecordKind } from '../../storage/transition-record.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 import {
   DEFAULT_CONFIG_FILE,
@@ -19,7 +20,7 @@ import {
   stringOption,
 } from '../lib/parse-options.js';
 import { runMarkDead, runRelease } from '../lib/transition-actions.js';
-import { FILTER_OUTCOMES, listTransitions, lookupTransition } from '../lib/transition-queries.js';
+import { FILTER_KINDS, FILTER_OUTCOMES, listTransitions, lookupTransition } from '../lib/transition-queries.js';
 import { printRecord, printTable, recordJson } from '../lib/transition-view.js';
 
 const HELP = `Usage: hyphae transitions <subcommand> [options]
@@ -28,10 +29,13 @@ Reads and resolves transitions in the ledger store the config names. list and sh
 they never create a store (a SQLite file that does not exist yet holds no transitions).
 
 Subcommands:
-  list [--outcome O]... [--tool T] [--stuck] [--limit N] [--json]
+  list [--outcome O]... [--tool T] [--kind K | --denials] [--stuck] [--limit N] [--json]
         transitions, newest first. --outcome takes IN_FLIGHT, COMPLETED, FAILED_BEFORE_EFFECT,
         FAILED_AFTER_EFFECT, UNKNOWN, BLOCKED or EXPIRED (IN_FLIGHT with its lease passed);
+        --kind takes tool, task or denial (a call its checks refused: kind denial, BLOCKED,
+        never claimed, never released); --denials is --kind denial;
         --stuck shows what waits for an operator: UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT, EXPIRED
+        (denials never wait for one)
   show KEY [--json]
         one transition, every field; KEY may be a unique prefix of at least 4 hex digits
   release KEY (--completed [--result JSON] | --not-executed) --by WHO --reason WHY
@@ -61,6 +65,8 @@ const SPECS: Readonly<Record<string, Readonly<Record<string, OptionSpec>>>> = {
     ...COMMON,
     outcome: { type: 'string', multiple: true },
     tool: { type: 'string' },
+    kind: { type: 'string' },
+    denials: { type: 'boolean' },
     stuck: { type: 'boolean' },
     limit: { type: 'string' },
   },
@@ -105,6 +111,17 @@ function outcomesOf(parsed: ParsedOptions): string[] {
   return outcomes;
 }
 
+function kindOf(parsed: ParsedOptions): RecordKind | undefined {
+  const text = stringOption(parsed, 'kind');
+  const denials = flag(parsed, 'denials');
+  if (text === undefined) return denials ? 'denial' : undefined;
+  const kind = text.trim().toLowerCase();
+  if (!(FILTER_KINDS as readonly string[]).includes(kind))
+    throw new UsageError(`Unknown kind \`${text}\` (known: ${FILTER_KINDS.map((k) => `\`${k}\``).join(', ')})`);
+  if (denials && kind !== 'denial') throw new UsageError(`\`--denials\` contradicts \`--kind ${kind}\``);
+  return kind as RecordKind;
+}
+
 function oneKey(sub: string, parsed: ParsedOptions): string {
   const [key, extra] = parsed.positionals;
   if (key === undefined) throw new UsageError(`\`hyphae transitions ${sub}\` needs a KEY`);
@@ -121,6 +138,7 @@ async function list(parsed: ParsedOptions, ledgers: readonly TransitionReader[],
     {
       outcomes: outcomesOf(parsed),
       tool: stringOption(parsed, 'tool'),
+      kind: kindOf(parsed),
       stuck: flag(parsed, 'stuck'),
       limit: limitOf(parsed),
     },

@@ -6,7 +6,7 @@
 import { heldBy } from '../../ledger/owner-id.js';
 import { Outcome } from '../../storage/envelope.js';
 import type { ListQuery } from '../../storage/ledger-storage.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { RecordKind, TransitionRecord } from '../../storage/transition-record.js';
 import type { TransitionReader } from './config-ledgers.js';
 import { isStuck, shownOutcome } from './transition-view.js';
 
@@ -15,9 +15,14 @@ export interface TransitionFilter {
   /** Outcomes to show; `EXPIRED` selects IN_FLIGHT records whose lease has passed. */
   readonly outcomes: readonly string[];
   readonly tool: string | undefined;
+  /** `denial` lists only the records of refused calls; `tool` and `task` only transitions. */
+  readonly kind?: RecordKind | undefined;
   readonly stuck: boolean;
   readonly limit: number;
 }
+
+/** Every record kind a filter may name. */
+export const FILTER_KINDS: readonly RecordKind[] = ['tool', 'task', 'denial'];
 
 /** Every outcome a filter may name. */
 export const FILTER_OUTCOMES: readonly string[] = [...Object.values(Outcome), 'EXPIRED'];
@@ -49,6 +54,7 @@ export async function listTransitions(
         limit: 500,
         ...(outcome === undefined ? {} : { outcome }),
         ...(filter.tool === undefined ? {} : { tool: filter.tool }),
+        ...(filter.kind === undefined ? {} : { kind: filter.kind }),
         ...(cursor === null ? {} : { cursor }),
       };
       const page = await ledger.list(query);

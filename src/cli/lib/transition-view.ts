@@ -17,9 +17,11 @@ export function shownOutcome(record: TransitionRecord, now: number): string {
 
 /**
  * True for a record that waits for an operator: UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT, or an
- * IN_FLIGHT whose lease has expired (its owner is late or dead).
+ * IN_FLIGHT whose lease has expired (its owner is late or dead). Never a denial record.
  */
 export function isStuck(record: TransitionRecord, now: number): boolean {
+  // A denial records a refused call that claimed nothing: nothing waits for an operator.
+  if (record.kind === 'denial') return false;
   return STUCK_OUTCOMES.has(record.outcome) || isExpired(record, now);
 }
 
@@ -116,6 +118,12 @@ export function printRecord(out: Output, record: TransitionRecord, now: number):
         : `${record.operatorResolution.verified} by ${record.operatorResolution.by}: ${record.operatorResolution.reason}`,
     ],
     ['receipt', record.receiptRef ?? '-'],
+    ...(record.kind === 'denial'
+      ? ([['refused', `${record.refusedTransition ?? '-'} (never claimed; ${record.attempts} refusal(s) counted)`]] as [
+          string,
+          string,
+        ][])
+      : []),
     ['created', time(record.createdAt)],
     ['updated', time(record.updatedAt)],
   ];

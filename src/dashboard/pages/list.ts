@@ -3,15 +3,22 @@
  * results, and the cursor to the next page.
  */
 import type { TransitionRecord } from '../../storage/transition-record.js';
-import { FILTER_OUTCOMES, filterTextFields, type ListParams, type ListResult, shownOutcome } from '../queries.js';
+import {
+  FILTER_KINDS,
+  FILTER_OUTCOMES,
+  filterTextFields,
+  type ListParams,
+  type ListResult,
+  shownOutcome,
+} from '../queries.js';
 import { bulkForm } from './bulk.js';
 import { type Html, html } from './html.js';
 import { isoTime, outcomeBadge } from './layout.js';
 
 function row(record: TransitionRecord, now: number): Html {
-  return html`<tr data-key="${record.key}">
+  return html`<tr data-key="${record.key}" data-kind="${record.kind}">
 <td class="key"><a href="/t/${encodeURIComponent(record.key)}">${record.key.slice(0, 16)}…</a></td>
-<td>${record.tool}</td><td>${outcomeBadge(shownOutcome(record, now))}</td><td>${record.boundary}</td>
+<td>${record.tool}${record.kind === 'denial' ? html` <span class="note">(denial)</span>` : ''}</td><td>${outcomeBadge(shownOutcome(record, now))}</td><td>${record.boundary}</td>
 <td>${record.agentId}</td><td class="mono">${record.scope.threadId ?? '-'} / ${record.scope.runId ?? '-'}</td>
 <td class="mono">${record.ticket ?? '-'}</td><td class="mono">${record.externalOperationRef ?? '-'}</td>
 <td>${record.attempts}</td><td>${isoTime(record.updatedAt)}</td></tr>`;
@@ -35,6 +42,9 @@ function filterForm(params: ListParams): Html {
       html`<option value="${outcome}"${params.outcomes.includes(outcome) ? html` selected` : ''}>${outcome}</option>`,
   )}</select></label>
 ${input('tool', 'Tool', params.tool)}
+<label>Kind<select name="kind"><option value="">any</option>${FILTER_KINDS.map(
+    (kind) => html`<option value="${kind}"${params.kind === kind ? html` selected` : ''}>${kind}</option>`,
+  )}</select></label>
 ${input('from', 'Updated from', params.fromText, '2026-12-01T09:00Z')}
 ${input('to', 'Updated before', params.toText, '2026-12-01T18:00Z')}
 ${input('agent', 'Agent', params.agent)}

@@ -75,6 +75,9 @@ ${kind === 'mark_dead' ? html`<label><input type="checkbox" name="override_heart
 }
 
 function actions(view: TransitionView): Html {
+  if (view.record.kind === 'denial') {
+    return html`<p class="note" data-denial>A denial record: the checks refused this call before anything was claimed, so there is nothing to release. The refused transition is <code>${view.record.refusedTransition ?? '-'}</code>.</p>`;
+  }
   if (view.noActions !== undefined || view.csrf === undefined) {
     return html`<p class="note">${view.noActions ?? 'Actions need a browser session.'}</p>`;
   }
