@@ -12,7 +12,10 @@ import { GuardError } from '../errors.js';
 import { assertAllowed } from '../fuses/errors.js';
 import type { FuseBox } from '../fuses/fuse-box.js';
 import type { FuseRun } from '../fuses/run-box.js';
+import { FuseCode } from '../fuses/verdict.js';
+import { errorDenial, fuseDenial, refusedBody } from '../ledger/denial-verdicts.js';
 import type { CallOptions, Ledger, Reconciler, ReconcilerObject, ToolSpec } from '../ledger/types.js';
+import type { DecisionVerdict } from '../storage/decision.js';
 import { boundedOptions } from './bounded-rules.js';
 import { pickDefined } from './defined.js';
 import type { ToolSettings } from './types.js';
@@ -40,6 +43,9 @@ export interface ToolWiring {
 }
 
 type Layer = (args: unknown, options: CallOptions) => Promise<unknown>;
+
+/** Writes the denial record of a refused call; never throws. */
+type Denier = (args: unknown, options: CallOptions, denial: DecisionVerdict) => Promise<void>;
 
 /** `options` with one more check verdict, for the decision the ledger writes with its claim. */
 function withVerdict(options: CallOptions, check: string): CallOptions {
@@ -87,7 +93,25 @@ function withRequestId(name: string, param: string, next: Layer): Layer {
   };
 }
 
-function fuseLayer(name: string, wiring: ToolWiring, next: Layer): Layer {
+/**
+ * The denial writer of a ledgered tool: the refusal goes to the ledger as a denying verdict, on
+ * the key path the call itself would take (its request id included), so the ledger writes the
+ * denial record under a key of its own and the transition stays unclaimed.
+ */
+function denier(name: string, tool: ToolSettings, wiring: ToolWiring, overrides: ToolOverrides): Denier | undefined {
+  if (!wiring.ledgered || wiring.ledger === undefined) return undefined;
+  let refused: Layer = wiring.ledger.tool(toolSpec(name, tool, overrides.reconciler), refusedBody);
+  if (tool.requestIdParam !== undefined) refused = withRequestId(name, tool.requestIdParam, refused);
+  return async function recordDenial(args, options, denial) {
+    try {
+      await refused(args, { ...options, verdicts: [...(options.verdicts ?? []), denial] });
+    } catch {
+      // `decision_denied`, as intended; a store that failed is reported by the ledger's own hooks.
+    }
+  };
+}
+
+function fuseLayer(name: string, wiring: ToolWiring, next: Layer, deny: Denier | undefined): Layer {
   const box = wiring.fuses as FuseBox;
   return async function fused(args, options) {
     const runId = options.scope?.runId;
@@ -99,7 +123,10 @@ function fuseLayer(name: string, wiring: ToolWiring, next: Layer): Layer {
       );
     }
     const call = options.toolCallId === undefined ? { name, args } : { id: options.toolCallId, name, args };
-    assertAllowed(run.checkToolCall(call));
+    const verdict = run.checkToolCall(call);
+    // A call refused because the run already stopped echoes the refusal that stopped it: no record.
+    if (!verdict.allowed && verdict.code !== FuseCode.run_stopped) await deny?.(args, options, fuseDenial(verdict));
+    assertAllowed(verdict);
     let result: unknown;
     try {
       result = await next(args, withVerdict(options, 'fuses'));
@@ -140,11 +167,22 @@ function innerLayers(
   return layer;
 }
 
-function validationLayer(name: string, tool: ToolSettings, next: Layer): Layer {
+function validationLayer(name: string, tool: ToolSettings, next: Layer, deny: Denier | undefined): Layer {
   if (tool.bounded === undefined) return next;
   // The body of a bounded tool runs only once its arguments passed: that is the verdict.
   const checked: Layer = (args, options) => next(args, withVerdict(options, 'arguments'));
-  return bounded(boundedOptions(name, tool.bounded, tool.sideEffectClass), checked) as Layer;
+  const boundary = bounded(boundedOptions(name, tool.bounded, tool.sideEffectClass), checked);
+  if (deny === undefined) return boundary as Layer;
+  return async function validated(args, options) {
+    let admitted: Awaited<ReturnType<typeof boundary.check>>;
+    try {
+      admitted = await boundary.check(args as never);
+    } catch (error) {
+      if (error instanceof GuardError) await deny(args, options, errorDenial('arguments', error));
+      throw error;
+    }
+    return boundary.execute(admitted, options);
+  };
 }
 
 /**
@@ -163,9 +201,12 @@ export function wrapTool(
 ): { readonly call: ConfiguredTool<unknown, unknown>; readonly forRunner: unknown } {
   const body: Layer = async (args, options) => fn(args, options);
   const inner = innerLayers(name, tool, wiring, body, overrides);
-  const fused = (next: Layer): Layer => (wiring.fuses === undefined ? next : fuseLayer(name, wiring, next));
-  const direct = fused(validationLayer(name, tool, inner));
-  const forRunner = tool.bounded === undefined ? undefined : validationLayer(name, tool, fused(inner));
+  const deny = denier(name, tool, wiring, overrides);
+  const fused = (next: Layer): Layer => (wiring.fuses === undefined ? next : fuseLayer(name, wiring, next, deny));
+  const direct = fused(validationLayer(name, tool, inner, deny));
+  // The runner's registry takes the bounded tool itself: the runner checks the arguments and asks
+  // the model again on a refusal, which is a turn of the conversation, not a denial.
+  const forRunner = tool.bounded === undefined ? undefined : validationLayer(name, tool, fused(inner), undefined);
   const call = function configuredTool(args: unknown, options: CallOptions = {}): Promise<unknown> {
     return direct(args, options);
   };

@@ -37,11 +37,15 @@ describe('config.tool: the order fuses → validation → ledger → cache → b
     expect(error).toBeInstanceOf(FuseTrippedError);
     expect((error as FuseTrippedError).verdict.fuse).toBe('permission');
     expect(calls).toEqual([]);
-    expect((await config.ledger?.list())?.records).toEqual([]);
+    // The refusal is recorded as a denial by the fuses, before validation ever ran; no transition.
+    const records = (await config.ledger?.list())?.records ?? [];
+    expect(records.map((record) => [record.kind, record.decision?.deniedReasons])).toEqual([
+      ['denial', ['permission: permission_denied']],
+    ]);
     await config.close();
   });
 
-  it('validates before the ledger: refused arguments leave no record', async () => {
+  it('validates before the ledger: refused arguments claim no transition, only a denial', async () => {
     const config = await load(
       ...MEMORY_LEDGER,
       'tools:',
@@ -55,7 +59,8 @@ describe('config.tool: the order fuses → validation → ledger → cache → b
     await expect(pay({ amount: 0 }, { toolCallId: 'c1' })).rejects.toBeInstanceOf(ToolBoundaryError);
 
     expect(calls).toEqual([]);
-    expect((await config.ledger?.list())?.records).toEqual([]);
+    expect((await config.ledger?.list({ kind: 'tool' }))?.records).toEqual([]);
+    expect((await config.ledger?.list({ kind: 'denial' }))?.records).toHaveLength(1);
     await config.close();
   });
 

@@ -3,8 +3,7 @@
  * denying verdict, which writes the record under a key of its own (the transition stays
  * unclaimed) and raises `decision_denied`. The pipeline's own refusal is what the caller gets.
  */
-import { GuardError } from '../../errors.js';
-import type { FuseRefusal } from '../../fuses/verdict.js';
+import { refusedBody } from '../../ledger/denial-verdicts.js';
 import type { Ledger } from '../../ledger/types.js';
 import type { DecisionVerdict } from '../../storage/decision.js';
 import type { LedgerScope } from '../../storage/transition-record.js';
@@ -19,21 +18,6 @@ export interface DeniedCall {
   readonly args: unknown;
 }
 
-/** The denying verdict of a fuse refusal: a fixed text naming the fuse and its code, never arguments. */
-export function fuseDenial(verdict: FuseRefusal): DecisionVerdict {
-  return { check: 'fuses', verdict: 'deny', reason: `${verdict.fuse}: ${verdict.code}` };
-}
-
-/** The denying verdict of a check that threw: its stable code, never its message (it may quote arguments). */
-export function errorDenial(check: string, error: unknown): DecisionVerdict {
-  return { check, verdict: 'deny', reason: error instanceof GuardError ? error.code : 'refused' };
-}
-
-function neverRun(): never {
-  // The verdicts handed over always deny, so the ledger refuses before any body could run.
-  throw new GuardError('decision_denied', 'A refused call has no body');
-}
-
 /**
  * Write the denial of `call` when it goes through a ledger (a ledgered tool in a pipeline with a
  * ledger). Never throws: a denial the store could not take is reported by the ledger's logger and
@@ -44,7 +28,7 @@ export async function recordDenial(call: DeniedCall, verdicts: readonly Decision
   if (ledger === undefined || plan.ledgerSpec === null) return;
   if (!verdicts.some((verdict) => verdict.verdict === 'deny')) return;
   try {
-    await ledger.tool(plan.ledgerSpec, neverRun)(call.args, {
+    await ledger.tool(plan.ledgerSpec, refusedBody)(call.args, {
       scope: call.scope,
       verdicts,
       ...(call.id === undefined ? {} : { toolCallId: call.id }),

@@ -11,10 +11,11 @@ import type { FuseVerdict } from '../../fuses/verdict.js';
 import { markCrossed } from '../../ledger/boundary-markers.js';
 import { LedgerDecisionDeniedError } from '../../ledger/caller-verdicts.js';
 import { composeDecision } from '../../ledger/decision.js';
+import { errorDenial, fuseDenial } from '../../ledger/denial-verdicts.js';
 import type { CallOptions, Ledger } from '../../ledger/types.js';
 import type { DecisionVerdict } from '../../storage/decision.js';
 import type { LedgerScope } from '../../storage/transition-record.js';
-import { type DeniedCall, errorDenial, fuseDenial, recordDenial } from './denials.js';
+import { type DeniedCall, recordDenial } from './denials.js';
 import {
   classifyError,
   describeError,
