@@ -3,14 +3,21 @@
  * flipped so that SQLite's `quick_check` still passes and only `integrity_check` sees it.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { encodeRecord } from '../../src/storage/record-codec.js';
 import { insertParams } from '../../src/storage/sqlite/transition-rows.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 
-/** The automatic index of each unique column of the transitions table. */
-const INDEXES = { key: 'sqlite_autoindex_hyphae_transitions_1', ticket: 'sqlite_autoindex_hyphae_transitions_2' };
+/** The automatic index of each unique column of the transitions table, and the key's second index. */
+const INDEXES = {
+  key: 'sqlite_autoindex_hyphae_transitions_1',
+  ticket: 'sqlite_autoindex_hyphae_transitions_2',
+  witness: 'hyphae_transitions_key_witness_idx',
+};
+
+/** An index of the transitions table that the stores look records up through. */
+export type LookupIndex = keyof typeof INDEXES;
 
 /** The pragma's rows, for the checks SQLite itself makes of the file. */
 export function checks(file: string): { quick: string; integrity: string } {
@@ -48,7 +55,7 @@ export interface DamagedEntry {
   readonly pageType: 'leaf' | 'internal';
 }
 
-function indexPages(file: string, index: 'key' | 'ticket'): { pageSize: number; pages: DamagedEntry[] } {
+function indexPages(file: string, index: LookupIndex): { pageSize: number; pages: DamagedEntry[] } {
   const db = new Database(file);
   try {
     const pageSize = db.pragma('page_size', { simple: true }) as number;
@@ -80,9 +87,9 @@ function liveOffset(content: Buffer, needle: Buffer): number {
 }
 
 /** A value stored in a cell of an interior page of `index` (which must span several pages). */
-export function interiorEntry(file: string, index: 'key' | 'ticket'): string {
+export function interiorEntry(file: string, index: LookupIndex): string {
   const db = new Database(file, { readonly: true });
-  const column = index === 'key' ? 'key' : 'ticket_key';
+  const column = index === 'ticket' ? 'ticket_key' : 'key';
   const values = db
     .prepare(`SELECT ${column} AS value FROM hyphae_transitions WHERE ${column} IS NOT NULL`)
     .pluck()
@@ -99,31 +106,65 @@ export function interiorEntry(file: string, index: 'key' | 'ticket'): string {
   assert.fail(`no interior page of the ${index} index holds an entry`);
 }
 
+/** One byte of the file to overwrite, and where it lies. */
+export interface IndexDamage extends DamagedEntry {
+  /** Offset of the byte in the file. */
+  readonly position: number;
+  /** What the byte becomes. */
+  readonly byte: number;
+}
+
 /**
- * Damage the entry of `value` in the `index` (key or ticket) index, on whichever page of that index
- * holds it: `at` 'value' flips one bit of the value's text, so a lookup misses it; 'rowid' points
- * it at row `rowid` (a row stored in one byte).
+ * Where to damage the entry of `value` in `index`, on whichever page of that index holds it:
+ * `at` 'value' flips one bit of the value's text, so a lookup misses it; 'rowid' points it at row
+ * `rowid` (a row stored in one byte). Reads the file through SQLite, so call it while no store of
+ * the other driver has the file open; {@link applyDamage} then writes the byte with plain file I/O.
  */
-export function damageIndexEntry(
+export function locateIndexDamage(
   file: string,
-  index: 'key' | 'ticket',
+  index: LookupIndex,
   value: string,
   at: 'value' | { rowid: number } = 'value',
-): DamagedEntry {
+): IndexDamage {
   const { pageSize, pages } = indexPages(file, index);
   const bytes = readFileSync(file);
   const needle = Buffer.from(value, 'utf8');
   for (const entry of pages) {
-    const content = bytes.subarray((entry.page - 1) * pageSize, entry.page * pageSize);
-    const offset = liveOffset(content, needle);
+    const start = (entry.page - 1) * pageSize;
+    const offset = liveOffset(bytes.subarray(start, start + pageSize), needle);
     if (offset < 0) continue;
     // An index cell is [value text, rowid]; on a leaf the rowid's byte follows the value.
-    if (at === 'value') content[offset + 10] = (content[offset + 10] ?? 0) ^ 0x01;
-    else content[offset + value.length] = at.rowid;
-    writeFileSync(file, bytes);
-    return entry;
+    const position = start + offset + (at === 'value' ? 10 : value.length);
+    return { ...entry, position, byte: at === 'value' ? (bytes[position] ?? 0) ^ 0x01 : at.rowid };
   }
   assert.fail(`\`${value}\` not found in the ${index} index`);
+}
+
+/** Overwrite the byte of `damage` in place, as a disk or a bad copy would (no SQLite involved). */
+export function applyDamage(file: string, damage: IndexDamage): DamagedEntry {
+  const fd = openSync(file, 'r+');
+  try {
+    const current = Buffer.alloc(1);
+    readSync(fd, current, 0, 1, damage.position);
+    assert.notEqual(current[0], damage.byte, 'the byte already holds the damage');
+    writeSync(fd, Buffer.from([damage.byte]), 0, 1, damage.position);
+  } finally {
+    closeSync(fd);
+  }
+  return { page: damage.page, pageType: damage.pageType };
+}
+
+/**
+ * Damage the entry of `value` in `index` (key, ticket or the key's second index): see
+ * {@link locateIndexDamage} for `at`.
+ */
+export function damageIndexEntry(
+  file: string,
+  index: LookupIndex,
+  value: string,
+  at: 'value' | { rowid: number } = 'value',
+): DamagedEntry {
+  return applyDamage(file, locateIndexDamage(file, index, value, at));
 }
 
 /** Damage the entry of `key` in the key index: the first form of {@link damageIndexEntry}. */

@@ -30,6 +30,10 @@ const DAMAGE: readonly [string, (file: string, calls: Recorded) => DamagedEntry[
   ],
   ['a ticket entry alone', (file, { b }) => [damageIndexEntry(file, 'ticket', String(b.ticketKey))]],
   [
+    "the entry in the key's second index of a call without a tool call id",
+    (file, { c }) => [damageIndexEntry(file, 'witness', c.key)],
+  ],
+  [
     'the key entries of all three calls',
     (file, calls) => CALLS.map(({ id }) => damageIndexEntry(file, 'key', calls[id].key)),
   ],

@@ -19,11 +19,14 @@ export type CreateConflict = { readonly conflict: 'key' | 'ticket'; readonly rec
  *   A: no row by key or ticket → INSERT, COMMIT
  *   B: takes the lock, finds A's row → returns it as the conflict; writes nothing
  *
- * The key and the ticket are looked up through two different indexes, so a damaged index entry
- * (bits flipped in an index page: `quick_check` passes, `integrity_check` does not) shows as the
- * two disagreeing: the ticket's holder carries the very key the key lookup missed, or the insert
- * hits a unique constraint neither lookup saw. Either fails closed as corrupt; running the call
- * again would repeat an effect the hidden record holds.
+ * A damaged index entry (bits flipped in an index page: `quick_check` passes, `integrity_check`
+ * does not) can hide a record from a lookup, so no single index decides that a call never ran. The
+ * key is looked up through its `UNIQUE` index and, when that misses, through its second index (its
+ * own b-tree); the ticket through the ticket index. Damage shows as two of them disagreeing: the
+ * second index or the ticket's holder has the very key the key lookup missed, or the insert hits a
+ * unique constraint no lookup saw. Each fails closed as corrupt; running the call again would
+ * repeat an effect the hidden record holds. A call without a ticket has the second index as its
+ * other witness (the insert's constraint check reads the same damaged key index, and passes).
  */
 export function createInTransaction(
   { db, statements }: SqliteConnection,
@@ -38,6 +41,8 @@ export function createInTransaction(
     return db.immediate((): CreateConflict | null => {
       const byKey = decodeLookup(statements.selectByKey.get(record.key), 'key', record.key, location);
       if (byKey !== null) return { conflict: 'key', record: byKey };
+      if (statements.selectByKeyWitness.get(record.key) !== undefined)
+        throw damaged(record.key, 'the second index of the key holds a record the key index lookup missed');
       const ticket = record.ticketKey;
       const holder =
         ticket === null ? null : decodeLookup(statements.selectByTicket.get(ticket), 'ticket', ticket, location);

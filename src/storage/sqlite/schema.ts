@@ -29,6 +29,25 @@ export function sqliteTables(prefix: string): SqliteTables {
   return { meta: `${prefix}meta`, transitions: `${prefix}transitions` };
 }
 
+/**
+ * The name of the transitions table's second index of the key.
+ *
+ * The create path takes "no row has this key" for "this call never ran", so one damaged index
+ * entry must not be able to say it alone: the key is held by the table's `UNIQUE` index and again
+ * by this one (its own b-tree, its own pages), and a create looks it up through both.
+ */
+export function keyWitnessIndex(tables: SqliteTables): string {
+  return `${tables.transitions}_key_witness_idx`;
+}
+
+/**
+ * The statement creating the key's second index. An ordinary index: every SQLite writer keeps it,
+ * including versions of hyphae that do not know it, so adding it needs no new schema version.
+ */
+function keyWitnessSql(tables: SqliteTables): string {
+  return `CREATE INDEX IF NOT EXISTS "${keyWitnessIndex(tables)}" ON "${tables.transitions}" (key)`;
+}
+
 function createStatements(tables: SqliteTables): string {
   const t = tables.transitions;
   return `
@@ -45,12 +64,22 @@ function createStatements(tables: SqliteTables): string {
     CREATE INDEX IF NOT EXISTS "${t}_updated_idx" ON "${t}" (updated_at DESC, key DESC);
     CREATE INDEX IF NOT EXISTS "${t}_outcome_idx" ON "${t}" (outcome, updated_at DESC, key DESC);
     CREATE INDEX IF NOT EXISTS "${t}_tool_idx" ON "${t}" (tool, updated_at DESC, key DESC);
+    ${keyWitnessSql(tables)};
   `;
 }
 
-function tableExists(db: SqliteHandle, name: string): boolean {
-  const row = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).get(name);
+function tableExists(db: SqliteHandle, name: string, type: 'table' | 'index' = 'table'): boolean {
+  const row = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?`).get(type, name);
   return row !== undefined;
+}
+
+/**
+ * Add the key's second index to a ledger written before it existed (under the write lock, so two
+ * processes opening the file at once build it once). Building it reads the whole table once.
+ */
+function ensureKeyWitness(db: SqliteHandle, tables: SqliteTables): void {
+  if (tableExists(db, keyWitnessIndex(tables), 'index')) return;
+  db.immediate(() => db.exec(keyWitnessSql(tables)));
 }
 
 function readVersion(db: SqliteHandle, tables: SqliteTables): unknown {
@@ -84,14 +113,21 @@ function checkVersion(db: SqliteHandle, tables: SqliteTables, location: string):
 
 /**
  * Create the tables when absent and check the schema version; idempotent and safe to run from
- * several processes at once (the creation runs under `BEGIN IMMEDIATE`). With `create: false` a
+ * several processes at once (the creation runs under `BEGIN IMMEDIATE`). A ledger written before the
+ * key's second index existed gets it here. With `create: false` a
  * database without the schema is refused as corrupt: the caller said the ledger exists.
  */
 export function ensureSqliteSchema(db: SqliteHandle, tables: SqliteTables, location: string, create = true): void {
-  if (checkVersion(db, tables, location)) return;
+  if (checkVersion(db, tables, location)) {
+    ensureKeyWitness(db, tables);
+    return;
+  }
   db.immediate(() => {
     // Re-read under the write lock: another process may have created the schema meanwhile.
-    if (checkVersion(db, tables, location)) return;
+    if (checkVersion(db, tables, location)) {
+      db.exec(keyWitnessSql(tables));
+      return;
+    }
     if (!create) {
       throw new LedgerMissingError(
         location,

@@ -5,7 +5,8 @@ import { LedgerStorageCorruptError } from '../../errors.js';
 import type { ListQuery } from '../ledger-storage.js';
 import { decodeRecord, type ListPosition, listOutcomes } from '../record-codec.js';
 import type { TransitionRecord } from '../transition-record.js';
-import type { SqliteTables } from './schema.js';
+import { uniqueIndexes } from './check-indexes.js';
+import { keyWitnessIndex, type SqliteTables } from './schema.js';
 import type { SqliteStatement } from './sqlite-database.js';
 import type { SqliteHandle } from './sqlite-handle.js';
 
@@ -13,7 +14,10 @@ const COLUMNS = 'key, ticket_key, version, doc';
 
 /** The statements one connection prepares once and reuses. */
 export interface TransitionStatements {
+  /** The lookup by key, through the table's `UNIQUE` key index. */
   readonly selectByKey: SqliteStatement;
+  /** The same lookup through the key's second index: the create path's other witness of the key. */
+  readonly selectByKeyWitness: SqliteStatement;
   readonly selectByTicket: SqliteStatement;
   readonly insert: SqliteStatement;
   readonly update: SqliteStatement;
@@ -25,8 +29,11 @@ export interface TransitionStatements {
 export function prepareTransitionStatements(db: SqliteHandle, tables: SqliteTables): TransitionStatements {
   const t = `"${tables.transitions}"`;
   const listCache = new Map<string, SqliteStatement>();
+  // Each key lookup names its index, so SQLite can never answer both from the same b-tree.
+  const { key } = uniqueIndexes(tables);
   return {
-    selectByKey: db.prepare(`SELECT ${COLUMNS} FROM ${t} WHERE key = ?`),
+    selectByKey: db.prepare(`SELECT ${COLUMNS} FROM ${t} INDEXED BY "${key}" WHERE key = ?`),
+    selectByKeyWitness: db.prepare(`SELECT ${COLUMNS} FROM ${t} INDEXED BY "${keyWitnessIndex(tables)}" WHERE key = ?`),
     selectByTicket: db.prepare(`SELECT ${COLUMNS} FROM ${t} WHERE ticket_key = ?`),
     insert: db.prepare(
       `INSERT INTO ${t} (key, ticket_key, tool, kind, outcome, updated_at, version, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
