@@ -4,7 +4,8 @@
  * driver's own DDL, with documents of the same size.
  *
  * Mirrors `src/storage/sqlite.ts` and `src/storage/sqlite/transition-rows.ts`:
- *   create = BEGIN IMMEDIATE; SELECT by key; SELECT by ticket_key; INSERT; COMMIT
+ *   create = BEGIN IMMEDIATE; SELECT by key (the UNIQUE index, then the key's second index);
+ *            SELECT by ticket_key; INSERT; COMMIT
  *            (a replay meets its row at the first SELECT and commits nothing)
  *   update = UPDATE … WHERE key = ? AND version = ?   (autocommit)
  */
@@ -118,7 +119,12 @@ export function openRawSqlite(
   db.exec(`PRAGMA synchronous = ${settings.synchronous}`);
   for (const statement of ddl) db.exec(statement);
 
-  const selectByKey = db.prepare(`SELECT ${COLUMNS} FROM ${TABLE} WHERE key = ?`);
+  const selectByKey = db.prepare(
+    `SELECT ${COLUMNS} FROM ${TABLE} INDEXED BY "sqlite_autoindex_hyphae_transitions_1" WHERE key = ?`,
+  );
+  const selectByKeyWitness = db.prepare(
+    `SELECT ${COLUMNS} FROM ${TABLE} INDEXED BY "hyphae_transitions_key_witness_idx" WHERE key = ?`,
+  );
   const selectByTicket = db.prepare(`SELECT ${COLUMNS} FROM ${TABLE} WHERE ticket_key = ?`);
   const insert = db.prepare(
     `INSERT INTO ${TABLE} (key, ticket_key, tool, kind, outcome, updated_at, version, doc) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -128,6 +134,7 @@ export function openRawSqlite(
   );
   const create = db.immediate((key: string, ticketKey: string, write: WrittenDoc): boolean => {
     if (selectByKey.get(key) !== undefined) return false;
+    if (selectByKeyWitness.get(key) !== undefined) return false;
     if (selectByTicket.get(ticketKey) !== undefined) return false;
     insert.run(key, ticketKey, write.tool, write.kind, write.outcome, Date.now(), write.version, write.doc);
     return true;

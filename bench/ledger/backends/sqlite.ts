@@ -17,7 +17,7 @@ export function sqliteBackend(driver: SqliteDriverName, synchronous: 'FULL' | 'N
   const library = driver === 'better-sqlite3' ? 'better-sqlite3' : "node:sqlite's DatabaseSync";
   return {
     name,
-    baseline: `the driver's statements run directly with ${library} (create = BEGIN IMMEDIATE, SELECT by key, SELECT by ticket, INSERT, COMMIT; then the CAS UPDATE)`,
+    baseline: `the driver's statements run directly with ${library} (create = BEGIN IMMEDIATE, SELECT by key through each of its two indexes, SELECT by ticket, INSERT, COMMIT; then the CAS UPDATE)`,
     ...(target === undefined ? {} : { target }),
     available: async () =>
       driver === 'node:sqlite' && nodeSqliteModule() === undefined
