@@ -89,15 +89,25 @@ export class LedgerSoftBlockError extends LedgerError {
   }
 }
 
-/** A caller waited for another owner's in-flight call longer than its poll timeout. */
+/**
+ * A caller waited for another owner's in-flight call longer than its poll timeout, while the owner
+ * still held the lease (it kept renewing it).
+ */
 export class LedgerPollTimeoutError extends LedgerError {
   readonly record: TransitionRecord;
+  /** How long the caller waited, on the ledger clock, from its arrival at the ledger. */
   readonly waitedMs: number;
+  /** The poll timeout that ran out. */
+  readonly timeoutMs: number;
 
-  constructor(record: TransitionRecord, waitedMs: number) {
-    super(`Gave up after ${waitedMs} ms waiting for ${describeRecord(record)}`, { code: 'ledger_poll_timeout' });
+  constructor(record: TransitionRecord, waitedMs: number, timeoutMs: number) {
+    super(
+      `Gave up after ${waitedMs} ms (poll timeout \`${timeoutMs} ms\`) waiting for ${describeRecord(record)}, whose owner still holds the lease`,
+      { code: 'ledger_poll_timeout' },
+    );
     this.record = record;
     this.waitedMs = waitedMs;
+    this.timeoutMs = timeoutMs;
   }
 }
 

@@ -19,7 +19,7 @@ import {
 export interface ToolRunnerOptions {
   /** Usually a `createToolRegistry` registry of `bounded` tools. */
   readonly registry: ToolLookup;
-  /** How many times the model is asked again after a refused call. Default 2. */
+  /** How many times the model is asked again after a refused call or an output that kept failing. Default 2. */
   readonly maxLlmRetries?: number;
   /** How many times a `read` / `idempotent_mutate` body is re-run after it threw or its output failed. Default 2. */
   readonly maxToolRetries?: number;

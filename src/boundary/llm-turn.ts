@@ -11,6 +11,14 @@
  * `maxLlmRetries` times. A retry that reuses a call id replaces the earlier round that used it,
  * so the transcript never holds two answers for one id. When every call passes, they run in order
  * and the turn ends; a turn without tool calls ends at once.
+ *
+ * A `read` / `idempotent_mutate` call whose output keeps failing validation is run again up to
+ * `maxToolRetries` times; then its error (and "not run" for the calls after it) is appended and the
+ * model is asked again, from the same `maxLlmRetries` budget. That round ran tools, so it stays in
+ * the transcript as it is: a later message that reuses one of its call ids is refused
+ * (`duplicate_tool_call_id`). Once the budget is spent, `ToolBoundaryExhaustedError` (budget
+ * `llm_retries`). A mutating call whose output failed is never run again, by the runner or through
+ * the model: the model is told it WAS executed and the turn ends.
  */
 import { GuardError } from '../errors.js';
 import type { ChatMessage, ChatToolCall, LlmAssistantMessage, ToolCallRequest, ToolMessage } from './chat.js';
@@ -76,6 +84,22 @@ export interface TurnSettings {
 interface Round {
   readonly ids: readonly string[];
   readonly messages: readonly ChatMessage[];
+  /** A round whose calls ran: never replaced, its ids never answered again. */
+  readonly ran: boolean;
+}
+
+/** How the calls of a message ran: all of them, or up to one whose output kept failing. */
+type RunOutcome =
+  | { readonly kind: 'done'; readonly results: ToolCallResult[] }
+  | { readonly kind: 'output_failed'; readonly results: ToolCallResult[]; readonly error: ToolBoundaryExhaustedError };
+
+/** True when the tool retries of a re-runnable call were spent on outputs that failed validation. */
+function isOutputExhausted(error: ToolBoundaryExhaustedError): boolean {
+  return (
+    error.budget === 'tool_retries' &&
+    error.lastError instanceof ToolBoundaryError &&
+    error.lastError.violation === 'output_validation_failed'
+  );
 }
 
 function toRequests(assistant: LlmAssistantMessage): ToolCallRequest[] {
@@ -111,6 +135,12 @@ function siblingRefused(call: ToolCallRequest): string {
   return `The call to \`${call.name}\` was NOT executed because another tool call in the same message was refused. Call it again together with the corrected call.`;
 }
 
+/** What the model reads for a call whose outputs kept failing: how often, and the last problem. */
+function outputFailed(error: ToolBoundaryExhaustedError): string {
+  const last = error.lastError instanceof GuardError ? ` ${contentOf(error.lastError)}` : '';
+  return `${contentOf(error)}${last}`;
+}
+
 function notRun(call: ToolCallRequest): string {
   return `The call to \`${call.name}\` was NOT executed because an earlier call in the same message failed.`;
 }
@@ -120,7 +150,7 @@ async function runAll(
   prepared: readonly PreparedCall[],
   transcript: ChatMessage[],
   signal: AbortSignal | undefined,
-): Promise<ToolCallResult[]> {
+): Promise<RunOutcome> {
   const results: ToolCallResult[] = [];
   for (const [index, item] of prepared.entries()) {
     const { id, name } = item.call;
@@ -131,8 +161,13 @@ async function runAll(
     } catch (error) {
       if (error instanceof ToolBoundaryExhaustedError) {
         // Leave a well-formed transcript behind: every call of the message answered once.
-        transcript.push(toolMessage(id, contentOf(error)));
+        const output = isOutputExhausted(error);
+        transcript.push(toolMessage(id, output ? outputFailed(error) : contentOf(error)));
         for (const rest of prepared.slice(index + 1)) transcript.push(toolMessage(rest.call.id, notRun(rest.call)));
+        if (output) {
+          results.push({ id, name, ok: false, error });
+          return { kind: 'output_failed', results, error };
+        }
         throw new ToolBoundaryExhaustedError(error.budget, error.attempts, error.lastError, { tool: name, transcript });
       }
       // Told to the model: an output that failed validation after a write ran, a ledger block, an identity conflict.
@@ -141,7 +176,7 @@ async function runAll(
       transcript.push(toolMessage(id, contentOf(error)));
     }
   }
-  return results;
+  return { kind: 'done', results };
 }
 
 /** Run one model turn; see the module comment for the protocol. */
@@ -150,6 +185,8 @@ export async function runLlmTurn(settings: TurnSettings, options: LlmRetryOption
   const answered = usedToolCallIds(base);
   const parse = options.parseToolArgs ?? settings.parse;
   let rounds: Round[] = [];
+  // Calls that ran in rounds the model was asked to follow up on.
+  const ran: ToolCallResult[] = [];
   let lastError: unknown;
   for (let attempt = 1; attempt <= settings.maxLlmRetries + 1; attempt++) {
     options.signal?.throwIfAborted();
@@ -169,7 +206,7 @@ export async function runLlmTurn(settings: TurnSettings, options: LlmRetryOption
       );
     }
     // A retry that reuses an id replaces the refused round that used it: one answer per id.
-    rounds = rounds.filter((round) => !round.ids.some((id) => calls.some((call) => call.id === id)));
+    rounds = rounds.filter((round) => round.ran || !round.ids.some((id) => calls.some((call) => call.id === id)));
     const outcomes = await Promise.all(
       calls.map((call) =>
         prepareCall(settings.registry, parse, call).then(
@@ -185,8 +222,17 @@ export async function runLlmTurn(settings: TurnSettings, options: LlmRetryOption
     if (refused === undefined) {
       const done = [...base, ...rounds.flatMap((round) => round.messages), assistant];
       const prepared = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.prepared] : []));
-      const results = await runAll(settings, prepared, done, options.signal);
-      return { messages: done, assistant, results, llmRetries: attempt - 1 };
+      const roundStart = done.length - 1;
+      const outcome = await runAll(settings, prepared, done, options.signal);
+      if (outcome.kind === 'done') {
+        return { messages: done, assistant, results: [...ran, ...outcome.results], llmRetries: attempt - 1 };
+      }
+      // Outputs that kept failing: the model is asked again, with the round as it ran.
+      lastError = outcome.error;
+      ran.push(...outcome.results);
+      for (const call of calls) answered.add(call.id);
+      rounds.push({ ids: calls.map((call) => call.id), messages: done.slice(roundStart), ran: true });
+      continue;
     }
     lastError = refused.error;
     const answers = calls.map((call, index) => {
@@ -196,11 +242,15 @@ export async function runLlmTurn(settings: TurnSettings, options: LlmRetryOption
         outcome !== undefined && !outcome.ok ? contentOf(outcome.error) : siblingRefused(call),
       );
     });
-    rounds.push({ ids: calls.map((call) => call.id), messages: [assistant, ...answers] });
+    rounds.push({ ids: calls.map((call) => call.id), messages: [assistant, ...answers], ran: false });
   }
   const transcript = [...base, ...rounds.flatMap((round) => round.messages)];
   const tool =
-    lastError instanceof ToolBoundaryError || lastError instanceof ToolRegistryError ? lastError.tool : undefined;
+    lastError instanceof ToolBoundaryError ||
+    lastError instanceof ToolRegistryError ||
+    lastError instanceof ToolBoundaryExhaustedError
+      ? lastError.tool
+      : undefined;
   throw new ToolBoundaryExhaustedError('llm_retries', settings.maxLlmRetries + 1, lastError, {
     ...(tool === undefined ? {} : { tool }),
     transcript,

@@ -17,6 +17,7 @@ import { type Body, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from 
 import type { ExecutorContext } from './executor-context.js';
 import { resolveHardBlock } from './hard-block.js';
 import { presumedDeadAfterOf } from './mark-worker-dead.js';
+import { pollTimeoutOf } from './poll-timeout.js';
 import type { PreparedCall } from './prepare-call.js';
 import { isExpired, resolveGate } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
@@ -39,12 +40,6 @@ async function reread(ctx: ExecutorContext, key: string): Promise<TransitionReco
   return record;
 }
 
-function pollDeadline(ctx: ExecutorContext, call: PreparedCall, start: number): number {
-  const lease = leaseTtlOf(ctx, call);
-  const requested = ctx.pollTimeoutMs ?? (lease > 0 ? lease : 300_000);
-  return start + (lease > 0 ? Math.max(requested, lease) : requested);
-}
-
 /** Claim, wait for, return or refuse one call. */
 export async function execute(
   ctx: ExecutorContext,
@@ -55,6 +50,11 @@ export async function execute(
 ): Promise<unknown> {
   // An abort before the claim leaves no record: nothing was attempted.
   if (options.abortSignal?.aborted === true) throw options.abortSignal.reason;
+  // The wait is counted from the call's arrival: a slow first connection or a contended insert is
+  // time the caller spent waiting too, and the timeout error reports what the caller saw.
+  const start = ctx.clock.now();
+  const pollTimeout = pollTimeoutOf(ctx.pollTimeoutMs, leaseTtlOf(ctx, call));
+  const pollDeadline = start + pollTimeout;
   const hazards = checkStorageHazards(ctx, call);
   if (hazards !== undefined) await hazards;
   const met = await createOrMeet(ctx, call);
@@ -64,7 +64,6 @@ export async function execute(
   }
   let existing = met.existing;
 
-  const start = ctx.clock.now();
   let interval = ctx.pollIntervalMs;
   // Opened at the first POLL and kept for the whole wait, so no notice falls between two pauses.
   let watch: TransitionWatch | null = null;
@@ -77,12 +76,14 @@ export async function execute(
         case 'RETURN':
           return readStoredResult(existing);
         case 'POLL': {
-          const deadline = pollDeadline(ctx, call, start);
-          if (now >= deadline) throw new LedgerPollTimeoutError(existing, now - start);
+          // The owner holds the lease, and renews it while its body runs: keep waiting, however long
+          // the call takes, up to the poll timeout. Renewals that stop let the lease expire, and the
+          // gate then sends this caller back to the claim path (takeover or hard block).
+          if (now >= pollDeadline) throw new LedgerPollTimeoutError(existing, now - start, pollTimeout);
           // Wake no later than the lease expiry, so an abandoned claim goes back to the claim path.
           const untilExpiry = existing.leaseUntil === null ? interval : Math.max(1, existing.leaseUntil - now);
           watch ??= watchTransition(ctx.storage, existing.key);
-          await watch.pause(ctx.clock, Math.min(interval, untilExpiry, deadline - now), options.abortSignal);
+          await watch.pause(ctx.clock, Math.min(interval, untilExpiry, pollDeadline - now), options.abortSignal);
           interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
           existing = await reread(ctx, existing.key);
           continue;
@@ -98,10 +99,7 @@ export async function execute(
           // `pollTimeoutMs` of the caller's, the wait lasts until the owner is presumed dead, so a
           // redispatch after a crash proceeds (takes over or hard-blocks) instead of failing early.
           const presumedDeadAt = now + Math.max(0, alive.afterMs - alive.ageMs) + 1;
-          const deadline =
-            ctx.pollTimeoutMs === undefined
-              ? Math.max(pollDeadline(ctx, call, start), presumedDeadAt)
-              : pollDeadline(ctx, call, start);
+          const deadline = ctx.pollTimeoutMs === undefined ? Math.max(pollDeadline, presumedDeadAt) : pollDeadline;
           if (now >= deadline) {
             throw new LedgerWorkerAliveError(existing, 'Taking over the expired claim', alive.ageMs, alive.afterMs);
           }

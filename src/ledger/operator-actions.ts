@@ -16,6 +16,7 @@ import { asStorageError } from './active-claim.js';
 import { replaceRecord } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';
 import { requireDeathEvidence } from './mark-worker-dead.js';
+import { pollTimeoutOf } from './poll-timeout.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
 import { isExpired } from './resolve-gate.js';
 import { completedWith } from './stored-result.js';
@@ -107,7 +108,8 @@ export async function waitForTransition(
   options: WaitOptions = {},
 ): Promise<TransitionRecord> {
   const start = ctx.clock.now();
-  const timeout = options.timeoutMs ?? (ctx.leaseTtlMs > 0 ? ctx.leaseTtlMs : 300_000);
+  // Like a polling caller: the owner's renewals keep the wait going up to the ledger's poll timeout.
+  const timeout = options.timeoutMs ?? pollTimeoutOf(ctx.pollTimeoutMs, ctx.leaseTtlMs);
   let interval = ctx.pollIntervalMs;
   const watch = watchTransition(ctx.storage, key);
   try {
@@ -116,7 +118,7 @@ export async function waitForTransition(
       if (record === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
       const now = ctx.clock.now();
       if (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)) return record;
-      if (now - start >= timeout) throw new LedgerPollTimeoutError(record, now - start);
+      if (now - start >= timeout) throw new LedgerPollTimeoutError(record, now - start, timeout);
       await watch.pause(ctx.clock, Math.min(interval, timeout - (now - start)), options.signal);
       interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);
     }

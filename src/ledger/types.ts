@@ -190,7 +190,11 @@ export interface LedgerOptions {
   readonly pollIntervalMs?: number;
   /** Longest poll interval. Default 1 000 ms. */
   readonly pollMaxIntervalMs?: number;
-  /** How long a caller waits for another owner; never shorter than the lease. */
+  /**
+   * How long a caller waits while another owner holds the lease (renewing it as its body runs).
+   * Default 1 800 000 (30 minutes); never shorter than the lease. A stop of the renewals ends the
+   * wait sooner: the lease expires and the caller goes back to the claim path.
+   */
   readonly pollTimeoutMs?: number;
   readonly clock?: Clock;
   /** Default reconciler for tools that declare none: a function, or an object with `reconcile`. */

@@ -73,7 +73,7 @@ transition:
   policy_version: '2026.07.1' # a new version starts new transitions
   lease_ttl: 5m # a claim holds this long before another worker may act (> 0)
   lease_renew_interval: 100s # a running call renews its lease this often (default a third)
-  poll_timeout: 10m # how long a caller waits for another owner (never shorter than the lease)
+  poll_timeout: 30m # how long a caller waits while another owner renews its lease (default; never shorter than the lease)
   reconcile_timeout: 10s # a slower reconciler counts as UNKNOWN
   defer_read_only_unknown: false # true: raise instead of retrying a read met by UNKNOWN
   # request_identity: require_explicit # refuse a consequential call without a call id (the production default)

@@ -41,7 +41,10 @@ function transitionNode(): Node<TransitionSettings> {
         }),
       ),
       poll_timeout: optional(
-        duration({ description: 'How long a caller waits for another owner (never shorter than the lease).' }),
+        duration({
+          description:
+            'How long a caller waits while another owner keeps renewing its lease (default `30m`; never shorter than the lease).',
+        }),
       ),
       reconcile_timeout: optional(duration({ description: 'A slower reconciler counts as UNKNOWN (default `10s`).' })),
       defer_read_only_unknown: optional(

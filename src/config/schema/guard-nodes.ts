@@ -88,7 +88,8 @@ export function runnerNode(): Node<RunnerSettings> {
         number({
           integer: true,
           minimum: 0,
-          description: 'Times the model is asked again after a refused call (default 2).',
+          description:
+            'Times the model is asked again after a refused call or an output that kept failing (default 2).',
         }),
       ),
       max_tool_retries: optional(
