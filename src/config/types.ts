@@ -217,6 +217,8 @@ export interface McpSettings {
   readonly pinning: boolean;
   readonly secrets: McpSecretsAction;
   readonly budget: { readonly maxCalls?: number; readonly maxUsd?: number };
+  /** How long a stopped session stays stopped; absent: until the client starts a new session. */
+  readonly cooldownMs?: number;
   readonly tools: Readonly<Record<string, McpToolPolicy>>;
 }
 

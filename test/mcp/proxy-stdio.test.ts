@@ -31,17 +31,45 @@ describe('hyphae mcp over stdio', () => {
     expect(linesOf(effects)).toEqual([]);
   });
 
-  it('refuses the third identical call of a loop as a tool result, not a protocol error', async () => {
+  it('refuses the third identical call of a loop and its repeats, and keeps the session running', async () => {
     const dir = tempDir();
     const { client } = await connectProxy(dir, SERVERS.test, { config: writeConfig(dir, ...SQLITE_LEDGER) });
 
     const results = [];
-    for (let i = 0; i < 3; i++) results.push(await client.callTool({ name: 'echo', arguments: { text: 'again' } }));
+    for (let i = 0; i < 4; i++) results.push(await client.callTool({ name: 'echo', arguments: { text: 'again' } }));
+    const otherArgs = await client.callTool({ name: 'echo', arguments: { text: 'something else' } });
+    const otherTool = await client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
 
     expect(results.slice(0, 2).map(textOf)).toEqual(['again', 'again']);
-    expect(results[2]?.isError).toBe(true);
-    expect(refusalCode(results[2])).toBe('loop_repeat');
-    expect(textOf(results[2])).toContain('NOT executed');
+    for (const refused of results.slice(2)) {
+      expect(refused?.isError).toBe(true);
+      expect(refusalCode(refused)).toBe('loop_repeat');
+      expect(textOf(refused)).toContain('NOT executed');
+    }
+    expect(otherArgs.isError).toBeUndefined();
+    expect(textOf(otherArgs)).toBe('something else');
+    expect(textOf(otherTool)).toBe('sunny in Oslo');
+  });
+
+  it('stops a session whose budget is spent until the client starts a new session, and says so', async () => {
+    const dir = tempDir();
+    const config = writeConfig(dir, ...SQLITE_LEDGER, 'mcp: { budget: { max_calls: 2 } }');
+    const spent = await connectProxy(dir, SERVERS.test, { config });
+
+    await spent.client.callTool({ name: 'echo', arguments: { text: 'one' } });
+    await spent.client.callTool({ name: 'echo', arguments: { text: 'two' } });
+    const over = await spent.client.callTool({ name: 'echo', arguments: { text: 'three' } });
+    const after = await spent.client.callTool({ name: 'forecast', arguments: { city: 'Oslo' } });
+    await spent.close();
+    const fresh = await connectProxy(dir, SERVERS.test, { config });
+    const renewed = await fresh.client.callTool({ name: 'echo', arguments: { text: 'three' } });
+
+    expect(refusalCode(over)).toBe('budget_calls_exceeded');
+    expect(textOf(over)).toContain('It lasts until the client starts a new session');
+    expect(refusalCode(after)).toBe('run_stopped');
+    expect(textOf(after)).toContain('(`budget_calls_exceeded`)');
+    expect(textOf(after)).toContain('It lasts until the client starts a new session');
+    expect(textOf(renewed)).toBe('three');
   });
 
   it('runs a payment once when the client re-sends it, in flight and after it completed', async () => {

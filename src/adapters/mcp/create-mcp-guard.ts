@@ -22,6 +22,7 @@ import { createPinStore, type PinStore } from './pins.js';
 import type { McpPolicy, McpSecretsAction } from './policy.js';
 import { scanSecrets } from './secrets.js';
 import { createSessionFuses } from './session-fuses.js';
+import { createSessionStop } from './session-stop.js';
 import { answerOf, refusalResult } from './tool-results.js';
 import type { JsonRpcErrorObject, JsonRpcId, McpCallToolResult, McpToolDefinition } from './types.js';
 
@@ -129,6 +130,7 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
   const scope = { threadId: policy.principal ?? 'default', runId: policy.session ?? 'default' };
   const nonce = randomBytes(6).toString('hex');
   const windowMs = policy.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS;
+  const sessionStop = createSessionStop(policy.cooldownMs, () => clock.now());
 
   function emit(event: McpGuardEvent): void {
     try {
@@ -219,11 +221,13 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
       // Replaced before the ledger stores it: a credential never reaches a record or a receipt.
       return action === 'refuse' ? withheld(name, found.kinds) : found.redacted;
     };
-    const outcome = await currentRun().executeToolCall({ id: ticket, name, args }, execute, {
+    const run = currentRun();
+    sessionStop.resume(run);
+    const outcome = await run.executeToolCall({ id: ticket, name, args }, execute, {
       beforeClaim,
       ...(call.signal === undefined ? {} : { abortSignal: call.signal }),
     });
-    return answerOf(outcome);
+    return answerOf(sessionStop.settle(run, name, outcome));
   }
 
   return {

@@ -30,6 +30,12 @@ export interface McpPolicy {
   /** Default `refuse`. */
   readonly secrets?: McpSecretsAction;
   readonly budget?: { readonly maxCalls?: number; readonly maxUsd?: number };
+  /**
+   * How long a stopped session (budget spent, `maxDenials` reached) stays stopped; after it, the
+   * stop is lifted and the budget, denials and loop window start over. Default: none, the stop
+   * lasts until the client starts a new session.
+   */
+  readonly cooldownMs?: number;
   readonly tools?: Readonly<Record<string, McpToolPolicy>>;
 }
 

@@ -103,10 +103,14 @@ function toolBudget(catalogue: Catalogue, policy: McpPolicy): ToolFuse | undefin
   };
 }
 
-/** The fuse box of the MCP guards: permission, then loop and the tool-call budget. */
+/**
+ * The fuse box of the MCP guards: permission, then loop and the tool-call budget. A loop refusal
+ * refuses the call and its repeats but never stops the session (`terminal` is always `false`): an
+ * MCP session is a client's whole day, and its other calls are not part of the loop.
+ */
 export function createSessionFuses(catalogue: Catalogue, policy: McpPolicy, loop: LoopFuseOptions = {}): FuseBox {
   const budget = toolBudget(catalogue, policy);
-  const loopFuses = loopFuse(loop);
+  const loopFuses = loopFuse({ ...loop, terminal: false });
   return createFuseBox({
     permission: cataloguePermission(catalogue, policy),
     loop: budget === undefined ? loopFuses : allOf(loopFuses, budget),

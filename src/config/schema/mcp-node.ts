@@ -100,6 +100,12 @@ export function mcpNode(): Node<McpSettings> {
           { description: 'Limits on the tool calls of one session.' },
         ),
       ),
+      cooldown: optional(
+        duration({
+          description:
+            'How long a stopped session (budget spent, too many permission denials) stays stopped; then its budget, denials and loop window start over (default: until the client starts a new session).',
+        }),
+      ),
       tools: optional(record(mcpToolNode(), { description: 'Per-tool policy, by the upstream tool name.' })),
     },
     { description: 'The guarding MCP proxy `hyphae mcp`.' },
@@ -114,6 +120,7 @@ export function mcpNode(): Node<McpSettings> {
       pinning: raw.pinning ?? true,
       secrets: raw.secrets ?? 'refuse',
       budget: defined({ maxCalls: raw.budget?.max_calls, maxUsd: raw.budget?.max_usd }),
+      ...(raw.cooldown === undefined ? {} : { cooldownMs: raw.cooldown }),
       tools: raw.tools ?? {},
     }),
   );
