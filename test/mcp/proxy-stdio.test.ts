@@ -72,7 +72,7 @@ describe('hyphae mcp over stdio', () => {
     expect(textOf(renewed)).toBe('three');
   });
 
-  it('runs a payment once when the client re-sends it, in flight and after it completed', async () => {
+  it('runs a payment once when the client re-sends it in flight, and again once it was answered', async () => {
     const dir = tempDir();
     const config = writeConfig(dir, ...SQLITE_LEDGER, PAY_GRANTS);
     const effects = join(dir, 'effects.txt');
@@ -81,23 +81,24 @@ describe('hyphae mcp over stdio', () => {
 
     // A client that timed out re-sends with a new JSON-RPC id while the first is still running.
     const [first, retried] = await Promise.all([client.callTool(payment), client.callTool(payment)]);
+    // Its answer was delivered: the same payment again is a new one.
     const later = await client.callTool(payment);
     const other = await client.callTool({ name: 'pay', arguments: { amount: 41, to: 'acct_7' } });
 
-    expect(linesOf(effects)).toEqual(['pay_1 40 acct_7', 'pay_2 41 acct_7']);
+    expect(linesOf(effects)).toEqual(['pay_1 40 acct_7', 'pay_2 40 acct_7', 'pay_3 41 acct_7']);
     expect(textOf(first)).toBe('paid 40 to acct_7 as pay_1');
     expect(textOf(retried)).toBe('paid 40 to acct_7 as pay_1');
-    expect(textOf(later)).toBe('paid 40 to acct_7 as pay_1');
-    expect(later._meta?.['io.hyphae/replayed']).toBe(true);
-    expect(textOf(other)).toBe('paid 41 to acct_7 as pay_2');
+    expect(textOf(later)).toBe('paid 40 to acct_7 as pay_2');
+    expect(later._meta?.['io.hyphae/replayed']).toBeUndefined();
+    expect(textOf(other)).toBe('paid 41 to acct_7 as pay_3');
   });
 
-  it('answers a payment retried after a reconnect (a new proxy process) from the ledger', async () => {
+  it('answers a payment the client retries with its key after a reconnect (a new proxy process) from the ledger', async () => {
     const dir = tempDir();
     const config = writeConfig(dir, ...SQLITE_LEDGER, PAY_GRANTS);
     const effects = join(dir, 'effects.txt');
     const env = { EFFECTS_FILE: effects };
-    const payment = { name: 'pay', arguments: { amount: 9, to: 'acct_1' } };
+    const payment = { name: 'pay', arguments: { amount: 9, to: 'acct_1' }, _meta: { idempotencyKey: 'order-9' } };
     const before = await connectProxy(dir, SERVERS.test, { config, env });
     const first = await before.client.callTool(payment);
     await before.close();

@@ -58,17 +58,21 @@ function textOf(result: unknown): string {
 }
 
 describe('guardServerTools', () => {
-  it('runs a re-sent payment once and refuses an ungranted tool inside the server', async () => {
+  it('runs a re-sent payment once, a new one again, and refuses an ungranted tool inside the server', async () => {
     const { server, effects } = paymentServer({ granted: ['read', 'write', 'destructive'] });
     const client = await connected(server);
+    const payment = { name: 'pay', arguments: { amount: 3 }, _meta: { 'io.hyphae/idempotency-key': 'order-3' } };
 
-    const first = await client.callTool({ name: 'pay', arguments: { amount: 3 } });
-    const retried = await client.callTool({ name: 'pay', arguments: { amount: 3 } });
+    const first = await client.callTool(payment);
+    const retried = await client.callTool(payment);
+    // Answered, and without the client's key: the same payment again is a new call.
+    const again = await client.callTool({ name: 'pay', arguments: { amount: 3 } });
     const leak = await client.callTool({ name: 'leak', arguments: {} });
 
-    expect(effects).toEqual(['paid 3']);
+    expect(effects).toEqual(['paid 3', 'paid 3']);
     expect(textOf(first)).toBe('paid 3 #1');
     expect(textOf(retried)).toBe('paid 3 #1');
+    expect(textOf(again)).toBe('paid 3 #2');
     expect(leak.isError).toBe(true);
     expect(textOf(leak)).not.toContain(TOKEN);
   });
@@ -96,8 +100,9 @@ describe('guardClient', () => {
     });
 
     const listed = await tools.listTools();
-    const first = await tools.callTool({ name: 'pay', arguments: { amount: 9 } });
-    const retried = await tools.callTool({ name: 'pay', arguments: { amount: 9 } });
+    const payment = { name: 'pay', arguments: { amount: 9 }, _meta: { idempotencyKey: 'order-9' } };
+    const first = await tools.callTool(payment);
+    const retried = await tools.callTool(payment);
     const hidden = await tools.callTool({ name: 'leak', arguments: {} });
 
     expect(listed.tools.map((tool) => tool.name).sort()).toEqual(['lookup', 'pay']);

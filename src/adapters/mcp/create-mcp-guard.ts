@@ -16,10 +16,10 @@ import { createGuardPipeline } from '../pipeline.js';
 import type { GuardRun } from '../shared/run-types.js';
 import type { GuardEvent } from '../shared/types.js';
 import { decideApproval, type McpElicit } from './approvals.js';
-import { callTicket, idempotencyKeyOf } from './call-identity.js';
+import { callTicket, idempotencyKeyOf, markDelivered } from './call-identity.js';
 import { type Catalogue, createCatalogue } from './catalogue.js';
 import { createPinStore, type PinStore } from './pins.js';
-import type { McpPolicy, McpSecretsAction } from './policy.js';
+import type { McpCancelAction, McpPolicy, McpSecretsAction } from './policy.js';
 import { scanSecrets } from './secrets.js';
 import { createSessionFuses } from './session-fuses.js';
 import { createSessionStop } from './session-stop.js';
@@ -28,6 +28,9 @@ import type { JsonRpcErrorObject, JsonRpcId, McpCallToolResult, McpToolDefinitio
 
 /** Default retry window of intent identity: ten minutes. */
 const DEFAULT_RETRY_WINDOW_MS = 600_000;
+
+/** The classes whose call, once sent, runs to its end although the client cancels it. */
+const FINISHES: ReadonlySet<string> = new Set(['keyed_mutate', 'non_idempotent_mutate', 'irreversible']);
 
 /** What the MCP guard reports; never an argument or a result. */
 export type McpGuardEvent =
@@ -72,8 +75,13 @@ export interface McpToolCall {
 /** Send a call upstream: resolves with its result, throws `McpUpstreamError` for a JSON-RPC error. */
 export type McpForward = (args: unknown, signal: AbortSignal | undefined) => Promise<McpCallToolResult>;
 
-/** What answers a `tools/call`: a tool result (a refusal too), or the upstream's own JSON-RPC error. */
-export type McpAnswer = { readonly result: McpCallToolResult } | { readonly error: JsonRpcErrorObject };
+/**
+ * What answers a `tools/call`: a tool result (a refusal too), or the upstream's own JSON-RPC error;
+ * and `delivered`, to call once the answer was handed to the client (see {@link McpGuard.callTool}).
+ */
+export type McpAnswer = ({ readonly result: McpCallToolResult } | { readonly error: JsonRpcErrorObject }) & {
+  readonly delivered?: () => Promise<void>;
+};
 
 /** The guards of one upstream MCP server. */
 export interface McpGuard {
@@ -86,7 +94,11 @@ export interface McpGuard {
   observeTools(tools: readonly McpToolDefinition[], mode: 'replace' | 'merge'): Promise<void>;
   /** The tools of a listing the client may see. */
   visibleTools(tools: readonly McpToolDefinition[]): McpToolDefinition[];
-  /** Guard one `tools/call`; never throws. */
+  /**
+   * Guard one `tools/call`; never throws. Call the answer's `delivered()` once the answer was handed
+   * to the client's transport: until then an identical call is a retry of this one and gets its
+   * result; after it, an identical call is a new call. Never rejects.
+   */
   callTool(call: McpToolCall, forward: McpForward): Promise<McpAnswer>;
 }
 
@@ -156,6 +168,8 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     return built.run;
   }
 
+  const cancel: McpCancelAction = policy.cancel ?? 'finish';
+
   function secretsAction(name: string): McpSecretsAction {
     return catalogue.get(name)?.policy.secrets ?? policy.secrets ?? 'refuse';
   }
@@ -177,12 +191,17 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     }
     const entry = catalogue.get(name);
     const sideEffectClass = entry?.sideEffectClass ?? 'non_idempotent_mutate';
+    const identity = {
+      storage: ledger?.storage,
+      agentId: ledger?.agentId ?? '',
+      scope,
+      windowMs,
+      now: () => clock.now(),
+      nonce,
+    };
     let ticket: string;
     try {
-      ticket = await callTicket(
-        { storage: ledger?.storage, agentId: ledger?.agentId ?? '', scope, windowMs, now: () => clock.now(), nonce },
-        { name, args, meta: call.meta, rpcId: call.rpcId, sideEffectClass },
-      );
+      ticket = await callTicket(identity, { name, args, meta: call.meta, rpcId: call.rpcId, sideEffectClass });
     } catch {
       const message = `The call to \`${name}\` was NOT executed: the record that keeps it from running twice could not be read. Try again later`;
       return { result: refusalResult(message, 'ledger_storage_unavailable', 'ledger') };
@@ -221,13 +240,25 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
       // Replaced before the ledger stores it: a credential never reaches a record or a receipt.
       return action === 'refuse' ? withheld(name, found.kinds) : found.redacted;
     };
+    // A side-effecting call that may not run twice runs to its end when the client cancels it, so its
+    // outcome is recorded and a retry gets it; `cancel: 'forward'` passes the cancellation on.
+    const finishes = ledger !== undefined && FINISHES.has(sideEffectClass) && cancel !== 'forward';
     const run = currentRun();
     sessionStop.resume(run);
     const outcome = await run.executeToolCall({ id: ticket, name, args }, execute, {
       beforeClaim,
-      ...(call.signal === undefined ? {} : { abortSignal: call.signal }),
+      ...(call.signal === undefined || finishes ? {} : { abortSignal: call.signal }),
     });
-    return answerOf(sessionStop.settle(run, name, outcome));
+    const answer = answerOf(sessionStop.settle(run, name, outcome));
+    if (ledger === undefined) return answer;
+    const delivered = async (): Promise<void> => {
+      try {
+        await markDelivered({ ...identity, ledger }, ticket);
+      } catch {
+        // Unmarked, an identical call is answered as a retry of this one: nothing runs twice.
+      }
+    };
+    return { ...answer, delivered };
   }
 
   return {

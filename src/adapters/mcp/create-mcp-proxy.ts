@@ -32,13 +32,18 @@ export interface McpProxyOptions {
   readonly guard: McpGuard;
   /** Transport errors and messages that could not be relayed; a throwing hook is ignored. */
   readonly onError?: (error: Error) => void;
+  /**
+   * How long closing waits for guarded calls still running upstream, so their outcomes are
+   * recorded (default 30 s; 0 waits for none). Not waited for when the upstream itself closed.
+   */
+  readonly drainMs?: number;
 }
 
 /** A running proxy. */
 export interface McpProxy {
   /** Start both legs (upstream first). */
   start(): Promise<void>;
-  /** Close both legs; safe to call twice. */
+  /** Wait for the guarded calls in flight (up to `drainMs`), then close both legs; safe to call twice. */
   close(): Promise<void>;
   /** Resolves when either leg has closed and the proxy shut down. */
   readonly closed: Promise<void>;
@@ -49,8 +54,17 @@ type Pending =
   | { readonly kind: 'own'; readonly resolve: (message: JsonRpcResponse) => void };
 
 const PAGE_LIMIT = 100;
+const DEFAULT_DRAIN_MS = 30_000;
 
-function response(id: JsonRpcId, body: McpAnswer): JsonRpcResponse {
+/** A guarded call in flight: its abort, its upstream id once sent, whether a cancellation goes upstream. */
+interface GuardedCall {
+  readonly controller: AbortController;
+  upId: number | undefined;
+  forwardsCancel: boolean;
+  done: Promise<void>;
+}
+
+function response(id: JsonRpcId, body: McpAnswer | { readonly result: McpCallToolResult }): JsonRpcResponse {
   return 'error' in body
     ? { jsonrpc: '2.0', id, error: body.error }
     : { jsonrpc: '2.0', id, result: body.result as unknown as Record<string, unknown> };
@@ -83,14 +97,16 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   const downPending = new Map<number, Pending>();
   // The upstream id of each relayed client request (for cancellations), by client id.
   const upIdOf = new Map<string, number>();
-  // Guarded calls in flight, by client id: their abort and the upstream id once sent.
-  const calls = new Map<string, { readonly controller: AbortController; upId: number | undefined }>();
+  // Guarded calls in flight, by client id.
+  const calls = new Map<string, GuardedCall>();
+  const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   let nextUp = 1;
   let nextDown = 1;
   // Whether the client said it can ask its user (`capabilities.elicitation` in `initialize`).
   let clientElicits = false;
   let refreshing: Promise<void> = Promise.resolve();
   let closing: Promise<void> | undefined;
+  let upstreamGone = false;
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
@@ -177,17 +193,32 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     return refreshing;
   }
 
-  async function guardCall(request: JsonRpcRequest & { readonly id: JsonRpcId }): Promise<void> {
+  function startCall(request: JsonRpcRequest & { readonly id: JsonRpcId }): void {
+    const entry: GuardedCall = {
+      controller: new AbortController(),
+      upId: undefined,
+      forwardsCancel: false,
+      done: Promise.resolve(),
+    };
+    const key = idKey(request.id);
+    calls.set(key, entry);
+    entry.done = guardCall(request, entry)
+      .catch(report)
+      .finally(() => {
+        if (calls.get(key) === entry) calls.delete(key);
+      });
+  }
+
+  async function guardCall(request: JsonRpcRequest & { readonly id: JsonRpcId }, entry: GuardedCall): Promise<void> {
     const params = request.params ?? {};
     const name = typeof params.name === 'string' ? params.name : '';
-    const controller = new AbortController();
-    const key = idKey(request.id);
-    const entry: { readonly controller: AbortController; upId: number | undefined } = { controller, upId: undefined };
-    calls.set(key, entry);
+    const { controller } = entry;
     trackProgress(request);
+    // Without a signal the guard lets the call run to its end: a cancellation stays here.
     const forward = (args: unknown, signal: AbortSignal | undefined): Promise<McpCallToolResult> => {
       const id = nextUp++;
       entry.upId = id;
+      entry.forwardsCancel = signal !== undefined;
       return new Promise((resolve, reject) => {
         if (signal?.aborted === true) {
           reject(signal.reason);
@@ -219,15 +250,24 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         forward,
       );
       await afterProgress(request.id);
-      // A cancelled request gets no response (MCP: the receiver of a cancellation does not answer).
-      if (!controller.signal.aborted) send(client, response(request.id, answer), request.id);
+      // A cancelled request gets no response (MCP: the receiver of a cancellation does not answer),
+      // so its answer stays undelivered and a retry gets it.
+      if (controller.signal.aborted || closing !== undefined) return;
+      try {
+        await client.send(response(request.id, answer), { relatedRequestId: request.id });
+      } catch (error) {
+        // Not delivered: a retry gets this answer.
+        report(error);
+        return;
+      }
+      // Handed to the transport: an identical call from now on is a new call.
+      await answer.delivered?.();
     } catch (error) {
       // The guard never throws; should it, the client still gets an answer that stops a blind retry.
       report(error);
       const text = `The call to \`${name}\` did not complete: the proxy failed. Do not retry it; tell the user`;
       send(client, response(request.id, { result: { content: [{ type: 'text', text }], isError: true } }), request.id);
     } finally {
-      calls.delete(key);
       untrackProgress(request.id);
     }
   }
@@ -248,7 +288,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       call.controller.abort(
         new Error(`The client cancelled the call: ${String(message.params?.reason ?? 'no reason')}`),
       );
-      if (call.upId !== undefined) send(upstream, { ...message, params: { ...message.params, requestId: call.upId } });
+      if (call.upId !== undefined && call.forwardsCancel)
+        send(upstream, { ...message, params: { ...message.params, requestId: call.upId } });
       return;
     }
     const upId = upIdOf.get(idKey(requestId));
@@ -273,7 +314,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         clientElicits = capabilities?.elicitation !== undefined && capabilities.elicitation !== null;
       }
       if (request.method === 'tools/call') {
-        guardCall(request).catch(report);
+        startCall(request);
         return;
       }
       relayRequest(request);
@@ -355,15 +396,35 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     });
   }
 
-  function close(): Promise<void> {
+  /** Wait for the guarded calls in flight, at most `drainMs`: their outcomes get recorded. */
+  async function drain(): Promise<void> {
+    if (calls.size === 0 || drainMs <= 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, drainMs);
+    });
+    await Promise.race([Promise.allSettled([...calls.values()].map((call) => call.done)), bound]);
+    clearTimeout(timer);
+  }
+
+  /** Answer the requests still waiting for the upstream: it is gone. */
+  function upstreamClosed(): void {
+    upstreamGone = true;
+    const gone: JsonRpcErrorObject = { code: -32000, message: 'The upstream connection closed' };
+    for (const [id, pending] of upPending) {
+      if (pending.kind === 'own') pending.resolve({ jsonrpc: '2.0', id, error: gone });
+    }
+    upPending.clear();
+  }
+
+  function close(from: 'client' | 'upstream' = 'client'): Promise<void> {
+    if (from === 'upstream') upstreamClosed();
     // Deferred a microtask: a transport calls `onclose` (and so `close`) from inside its own
     // `close()`, which must find `closing` already set.
     closing ??= Promise.resolve().then(async () => {
-      const gone: JsonRpcErrorObject = { code: -32000, message: 'The upstream connection closed' };
-      for (const [id, pending] of upPending) {
-        if (pending.kind === 'own') pending.resolve({ jsonrpc: '2.0', id, error: gone });
-      }
-      upPending.clear();
+      // A call still running upstream finishes and is recorded, unless the upstream is gone.
+      if (!upstreamGone) await drain();
+      upstreamClosed();
       for (const call of calls.values()) call.controller.abort(new Error('The proxy closed'));
       await Promise.allSettled([client.close(), upstream.close()]);
       markClosed();
@@ -378,11 +439,11 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       client.onerror = report;
       upstream.onerror = report;
       client.onclose = () => void close();
-      upstream.onclose = () => void close();
+      upstream.onclose = () => void close('upstream');
       await upstream.start();
       await client.start();
     },
-    close,
+    close: () => close(),
     closed,
   };
 }

@@ -102,6 +102,9 @@ export function guardClient(client: ToolCallingClient, options: McpGuardOptions 
           }
         },
       );
+      // A call its caller gave up on keeps its answer for the retry.
+      callOptions.signal?.throwIfAborted();
+      await answer.delivered?.();
       if ('error' in answer) {
         return {
           content: [{ type: 'text', text: `The call to \`${params.name}\` failed: ${answer.error.message}` }],

@@ -91,6 +91,8 @@ export function guardServerTools(server: ToolRegisteringServer, options: McpGuar
           async (checked) =>
             (await (params.length >= 2 ? body(checked, extra) : body(extra, undefined))) as McpCallToolResult,
         );
+        // A cancelled request gets no response: its answer is kept for the retry.
+        if (context.signal?.aborted !== true) await answer.delivered?.();
         if ('error' in answer) throw new McpUpstreamError(answer.error);
         return answer.result;
       };

@@ -11,6 +11,14 @@ import type { McpToolDefinition } from './types.js';
 
 export type { McpSecretsAction, McpToolPolicy } from '../../boundary/mcp-tool-policy.js';
 
+/**
+ * What a client's cancellation of a call of a class that may not run twice (`keyed_mutate`,
+ * `non_idempotent_mutate`, `irreversible`) does: `finish` lets the upstream call run to its end and
+ * records its outcome, so a retry gets the result; `forward` passes the cancellation to the server
+ * and records the call as UNKNOWN.
+ */
+export type McpCancelAction = 'finish' | 'forward';
+
 /** The policy of the MCP guards; every field has a safe default. */
 export interface McpPolicy {
   /** Who calls; the ledger scope's thread. Default `default`. */
@@ -29,6 +37,8 @@ export interface McpPolicy {
   readonly pinning?: boolean;
   /** Default `refuse`. */
   readonly secrets?: McpSecretsAction;
+  /** Default `finish`. */
+  readonly cancel?: McpCancelAction;
   readonly budget?: { readonly maxCalls?: number; readonly maxUsd?: number };
   /**
    * How long a stopped session (budget spent, `maxDenials` reached) stays stopped; after it, the
