@@ -3,7 +3,7 @@
  * default dialect) with `$defs`, `$ref` and `$anchor`, draft-07, and one that no validator compiles.
  */
 import { describe, expect, it } from 'vitest';
-import { connectProxy, SERVERS, textOf, useTempDirs } from './helpers.js';
+import { connectProxy, SERVERS, stderrShows, textOf, useTempDirs } from './helpers.js';
 
 const tempDir = useTempDirs();
 
@@ -56,11 +56,14 @@ describe('hyphae mcp and the JSON Schema dialects of tool listings', () => {
 
     const listed = await proxied.client.listTools();
     const call = await proxied.client.callTool({ name: 'broken', arguments: { id: 'a' } });
+    const stderr = await stderrShows(proxied, '`broken` refused');
 
     expect(listed.tools.map((tool) => tool.name)).toContain('broken');
     expect(call.isError).toBe(true);
     expect(refusalCode(call)).toBe('mcp_tool_invalid_schema');
     expect(textOf(call)).toContain('NOT executed');
     expect(textOf(call)).toContain("can't resolve reference #/$defs/missing");
+    expect(stderr).toContain('every call to `broken` is refused: its schema does not compile');
+    expect(stderr).not.toContain('hidden tools');
   });
 });
