@@ -66,7 +66,10 @@ function instanceFor(mode: AjvMode, draft: Draft): AjvLike {
   let ajv = instances.get(key);
   if (ajv === undefined) {
     const options = MODE_OPTIONS[mode];
-    ajv = draft === '2020-12' ? new Ajv2020(options) : draft === '2019-09' ? new Ajv2019(options) : new Ajv(options);
+    // Ajv resolves `$anchor` (2019-09 on) in `$ref`s but does not declare the keyword, so strict
+    // mode would refuse a schema that names an anchor.
+    const anchored = { ...options, keywords: ['$anchor'] };
+    ajv = draft === '2020-12' ? new Ajv2020(anchored) : draft === '2019-09' ? new Ajv2019(anchored) : new Ajv(options);
     instances.set(key, ajv);
   }
   return ajv;

@@ -126,6 +126,17 @@ describe('validate with a JSON Schema', () => {
     expect(issuesOf(validate(modern, [1]))[0]).toMatchObject({ code: 'type_mismatch', path: [0] });
   });
 
+  it('resolves a `$ref` to an `$anchor` (2019-09 and 2020-12)', () => {
+    const anchored = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $defs: { city: { $anchor: 'city', type: 'string' } },
+      properties: { at: { $ref: '#city' } },
+    };
+
+    expect(validate(anchored, { at: 'Paris' }).ok).toBe(true);
+    expect(issuesOf(validate(anchored, { at: 7 }))[0]).toMatchObject({ code: 'type_mismatch', path: ['at'] });
+  });
+
   it('lets two schemas share one `$id`', () => {
     expect(validate({ $id: 'https://example.com/a', type: 'string' }, 'x').ok).toBe(true);
     expect(validate({ $id: 'https://example.com/a', type: 'number' }, 1).ok).toBe(true);

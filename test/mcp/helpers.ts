@@ -20,6 +20,7 @@ export const SERVERS = {
     process.execPath,
     fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js', import.meta.url)),
   ],
+  schemas: [process.execPath, '--import', TSX, fileURLToPath(new URL('./fixtures/schema-server.ts', import.meta.url))],
   everything: [
     process.execPath,
     fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url)),
@@ -97,6 +98,12 @@ export async function connectProxy(
   const proxied: ProxiedClient = { client, stderr: () => stderr, pid: transport.pid, close: () => client.close() };
   clients.push(proxied);
   return proxied;
+}
+
+/** Resolves once the proxy has written `text` to standard error (lines before it were written first). */
+export async function stderrShows(proxied: ProxiedClient, text: string): Promise<string> {
+  while (!proxied.stderr().includes(text)) await new Promise((resolve) => setTimeout(resolve, 20));
+  return proxied.stderr();
 }
 
 /** The text of a tool result's content. */

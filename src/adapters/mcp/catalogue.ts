@@ -29,7 +29,10 @@ export class McpToolHiddenError extends GuardError {
 
   constructor(tool: string, reason: HiddenReason | 'unlisted', detail: string, usable: readonly string[]) {
     super(`mcp_tool_${reason}`, `Tool \`${tool}\` is not usable through this proxy: ${detail}`, {
-      llmMessage: `The call to \`${tool}\` was NOT executed: \`${tool}\` is not a tool you may use. Do not retry it; use one of the tools you were given`,
+      llmMessage:
+        reason === 'invalid_schema'
+          ? `The call to \`${tool}\` was NOT executed: the proxy cannot check its arguments, because its input or output schema does not compile (${detail}). Do not retry it; tell the user`
+          : `The call to \`${tool}\` was NOT executed: \`${tool}\` is not a tool you may use. Do not retry it; use one of the tools you were given`,
     });
     this.tool = tool;
     this.reason = reason;
@@ -59,7 +62,10 @@ export interface Catalogue {
   get(name: string): CatalogueEntry | undefined;
   /** The entries the client may use. */
   usable(): CatalogueEntry[];
-  /** The listed tools the client may see, in the order given. */
+  /**
+   * The listed tools the client may see, in the order given: the usable ones, and those whose
+   * schema does not compile — listed, so that a call to one learns why it is refused.
+   */
   visible(tools: readonly McpToolDefinition[]): McpToolDefinition[];
   /** Throws the refusal of a tool the client may not call. */
   assertAllowed(name: string): void;
@@ -78,11 +84,21 @@ function asJsonSchema(schema: Readonly<Record<string, unknown>>): Record<string,
     : { ...schema };
 }
 
+/** MCP's default dialect (since the 2025-11-25 revision) for a schema without `$schema`. */
+const MCP_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+/** The dialect of listings written before 2020-12 became the default. */
+const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+
+/** `$schema` as the upstream wrote it, else `fallback`: the dialect Ajv compiles it in. */
+function dialectOf(schema: Readonly<Record<string, unknown>>, fallback: string): { $schema: unknown } {
+  return { $schema: Object.hasOwn(schema, '$schema') ? schema.$schema : fallback };
+}
+
 /** The upstream `inputSchema` and the policy's schema, both of which the arguments must pass. */
-function argumentSchema(tool: McpToolDefinition, own: McpToolPolicy): JsonSchemaObject {
+function argumentSchema(tool: McpToolDefinition, own: McpToolPolicy, fallback: string): JsonSchemaObject {
   const upstream = tool.inputSchema ?? { type: 'object' };
-  const dialect = typeof upstream.$schema === 'string' ? { $schema: upstream.$schema } : {};
-  if (own.schema === undefined) return { ...upstream } as JsonSchemaObject;
+  const dialect = dialectOf(upstream, fallback);
+  if (own.schema === undefined) return { ...upstream, ...dialect } as JsonSchemaObject;
   return {
     ...dialect,
     allOf: [withoutDialect(upstream), withoutDialect(asJsonSchema(own.schema))],
@@ -90,14 +106,13 @@ function argumentSchema(tool: McpToolDefinition, own: McpToolPolicy): JsonSchema
 }
 
 /** `structuredContent` against `outputSchema`, unless the result is an error. */
-function resultSchema(tool: McpToolDefinition): JsonSchemaObject | undefined {
+function resultSchema(tool: McpToolDefinition, fallback: string): JsonSchemaObject | undefined {
   const output = tool.outputSchema;
   if (output === undefined) return undefined;
-  const dialect = typeof output.$schema === 'string' ? { $schema: output.$schema } : {};
   // `if`/`then`/`else` (not `anyOf`), so an issue names the field of `structuredContent` that broke.
   // Built from entries: a literal `then` key reads as a thenable to the linter.
   return Object.fromEntries([
-    ...Object.entries(dialect),
+    ...Object.entries(dialectOf(output, fallback)),
     ['type', 'object'],
     ['if', { properties: { isError: { const: true } }, required: ['isError'] }],
     ['then', {}],
@@ -105,17 +120,47 @@ function resultSchema(tool: McpToolDefinition): JsonSchemaObject | undefined {
   ]) as JsonSchemaObject;
 }
 
-function specOf(tool: McpToolDefinition, own: McpToolPolicy, sideEffectClass: SideEffectClass): GuardedToolSpec {
-  const output = resultSchema(tool);
+function specOf(
+  tool: McpToolDefinition,
+  own: McpToolPolicy,
+  sideEffectClass: SideEffectClass,
+  fallback: string,
+): GuardedToolSpec {
+  const output = resultSchema(tool, fallback);
   return {
     sideEffectClass,
-    schema: argumentSchema(tool, own),
+    schema: argumentSchema(tool, own, fallback),
     ...(output === undefined ? {} : { outputSchema: output }),
     // A read has nothing to keep from running twice; a retried read re-reads.
     ledger: sideEffectClass === 'read' ? false : {},
     ...(own.allowedPaths === undefined ? {} : { allowedPaths: own.allowedPaths }),
     ...(own.pathParams === undefined ? {} : { pathParams: own.pathParams }),
   };
+}
+
+/**
+ * The spec of a tool whose schemas compile: a schema without `$schema` is 2020-12 (MCP's default),
+ * or draft-07 when only that compiles it (`items` as an array, from servers older than the default).
+ * A schema that compiles in neither is the reason the tool cannot be checked.
+ */
+function compiledSpec(
+  tool: McpToolDefinition,
+  own: McpToolPolicy,
+  sideEffectClass: SideEffectClass,
+): { readonly spec: GuardedToolSpec; readonly error: string | null } {
+  const spec = specOf(tool, own, sideEffectClass, MCP_DIALECT);
+  try {
+    compileToolPlan(tool.name, spec);
+    return { spec, error: null };
+  } catch (error) {
+    const legacy = specOf(tool, own, sideEffectClass, DRAFT_07);
+    try {
+      compileToolPlan(tool.name, legacy);
+      return { spec: legacy, error: null };
+    } catch {
+      return { spec, error: (error as Error).message };
+    }
+  }
 }
 
 /** A catalogue under `policy`; with `pins`, every definition is checked against its pin. */
@@ -134,15 +179,11 @@ export function createCatalogue(options: {
   async function entryOf(tool: McpToolDefinition): Promise<CatalogueEntry> {
     const own = toolPolicy(policy, tool.name);
     const sideEffectClass = sideEffectClassOf(tool, own);
-    const spec = specOf(tool, own, sideEffectClass);
+    const { spec, error } = compiledSpec(tool, own, sideEffectClass);
     const base = { definition: tool, policy: own, sideEffectClass, permissions: permissionsOf(tool, own), spec };
     if (allow !== undefined && !allow.has(tool.name))
       return { ...base, hidden: 'not_allowed', detail: 'not in `mcp.allow`' };
-    try {
-      compileToolPlan(tool.name, spec);
-    } catch (error) {
-      return { ...base, hidden: 'invalid_schema', detail: (error as Error).message };
-    }
+    if (error !== null) return { ...base, hidden: 'invalid_schema', detail: error };
     if (pins !== undefined && policy.pinning !== false) {
       let status: Awaited<ReturnType<PinStore['check']>>;
       try {
@@ -181,7 +222,10 @@ export function createCatalogue(options: {
     usable: () => (closedBy === null ? [...entries.values()].filter((entry) => entry.hidden === null) : []),
     visible(tools) {
       if (closedBy !== null) return [];
-      return tools.filter((tool) => entries.get(tool.name)?.hidden === null);
+      return tools.filter((tool) => {
+        const hidden = entries.get(tool.name)?.hidden;
+        return hidden === null || hidden === 'invalid_schema';
+      });
     },
     assertAllowed(name) {
       const usable =

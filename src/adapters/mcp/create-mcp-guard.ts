@@ -19,7 +19,7 @@ import { decideApproval, type McpElicit } from './approvals.js';
 import { callTicket, idempotencyKeyOf, markDelivered } from './call-identity.js';
 import { type Catalogue, createCatalogue } from './catalogue.js';
 import { createPinStore, type PinStore } from './pins.js';
-import type { McpCancelAction, McpPolicy, McpSecretsAction } from './policy.js';
+import { DEFAULT_GRANTED, type McpCancelAction, type McpPolicy, type McpSecretsAction } from './policy.js';
 import { scanSecrets } from './secrets.js';
 import { createSessionFuses } from './session-fuses.js';
 import { createSessionStop } from './session-stop.js';
@@ -42,7 +42,18 @@ export type McpGuardEvent =
       readonly kinds: readonly string[];
       readonly action: McpSecretsAction;
     }
-  | { readonly type: 'tools_observed'; readonly usable: number; readonly hidden: readonly string[] };
+  | {
+      readonly type: 'tools_observed';
+      readonly usable: number;
+      /** Listed tools the client does not see: outside `mcp.allow`, quarantined, or no pin store. */
+      readonly hidden: readonly string[];
+      /** Listed tools every call to which is refused, and why: a schema the proxy cannot compile. */
+      readonly broken: readonly { readonly tool: string; readonly reason: string }[];
+      /** Usable tools that need scopes the session was not granted, and those scopes. */
+      readonly ungranted: readonly { readonly tool: string; readonly missing: readonly string[] }[];
+      /** The scopes granted to the session. */
+      readonly granted: readonly string[];
+    };
 
 /** Options of {@link createMcpGuard}. */
 export interface McpGuardOptions {
@@ -143,6 +154,7 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
   const nonce = randomBytes(6).toString('hex');
   const windowMs = policy.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS;
   const sessionStop = createSessionStop(policy.cooldownMs, () => clock.now());
+  const granted = policy.granted ?? DEFAULT_GRANTED;
 
   function emit(event: McpGuardEvent): void {
     try {
@@ -269,8 +281,20 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     },
     async observeTools(tools, mode) {
       await catalogue.observe(tools, mode);
-      const hidden = tools.filter((tool) => catalogue.get(tool.name)?.hidden !== null).map((tool) => tool.name);
-      emit({ type: 'tools_observed', usable: catalogue.usable().length, hidden });
+      const visible = new Set(catalogue.visible(tools).map((tool) => tool.name));
+      const hidden = tools.filter((tool) => !visible.has(tool.name)).map((tool) => tool.name);
+      const broken = tools.flatMap((tool) => {
+        const entry = catalogue.get(tool.name);
+        return visible.has(tool.name) && entry?.hidden === 'invalid_schema'
+          ? [{ tool: tool.name, reason: entry.detail ?? 'invalid schema' }]
+          : [];
+      });
+      const usable = catalogue.usable();
+      const ungranted = usable.flatMap((entry) => {
+        const missing = entry.permissions.filter((scope) => !granted.includes(scope));
+        return missing.length === 0 ? [] : [{ tool: entry.definition.name, missing }];
+      });
+      emit({ type: 'tools_observed', usable: usable.length, hidden, broken, ungranted, granted });
     },
     visibleTools: (tools) => catalogue.visible(tools),
     callTool,

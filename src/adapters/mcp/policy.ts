@@ -49,6 +49,9 @@ export interface McpPolicy {
   readonly tools?: Readonly<Record<string, McpToolPolicy>>;
 }
 
+/** The scopes a session is granted when the policy names none. */
+export const DEFAULT_GRANTED: readonly string[] = Object.freeze(['read']);
+
 /** The policy of tool `name` (empty when none is written). */
 export function toolPolicy(policy: McpPolicy, name: string): McpToolPolicy {
   const tools = policy.tools ?? {};

@@ -9,7 +9,7 @@ import { permissionFuse } from '../../fuses/permission.js';
 import type { ToolFuse, ToolFuseRun } from '../../fuses/tool-fuse.js';
 import { ALLOWED, refusal, sentences } from '../../fuses/verdict.js';
 import type { Catalogue } from './catalogue.js';
-import type { McpPolicy } from './policy.js';
+import { DEFAULT_GRANTED, type McpPolicy } from './policy.js';
 
 /**
  * The permission fuse of the catalogue's usable tools. When the catalogue changes, each run moves
@@ -22,7 +22,7 @@ function cataloguePermission(catalogue: Catalogue, policy: McpPolicy): ToolFuse 
       const tools: Record<string, readonly string[]> = {};
       for (const entry of catalogue.usable()) tools[entry.definition.name] = entry.permissions;
       const fuse = permissionFuse({
-        granted: policy.granted ?? ['read'],
+        granted: policy.granted ?? DEFAULT_GRANTED,
         tools,
         ...(policy.maxDenials === undefined ? {} : { maxDenials: policy.maxDenials }),
       });

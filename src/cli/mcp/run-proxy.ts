@@ -3,12 +3,12 @@
  * HTTP with `--listen`) and an upstream server. Over stdio, standard output carries the protocol
  * only; events go to standard error, never with arguments or results.
  */
-import type { McpGuardEvent } from '../../adapters/mcp/create-mcp-guard.js';
 import { createMcpGuard } from '../../adapters/mcp/create-mcp-guard.js';
 import { createMcpProxy, type McpProxy } from '../../adapters/mcp/create-mcp-proxy.js';
 import type { McpTransport } from '../../adapters/mcp/types.js';
 import type { HyphaeConfig } from '../../config/create-config.js';
 import { type CommandContext, ExitCode } from '../command.js';
+import { createEventLines } from './describe-events.js';
 import { importSdk } from './load-sdk.js';
 import { guardOptionsFrom, type PolicyOverrides } from './policy-from-config.js';
 import { type ListenOptions, serveHttp } from './serve-http.js';
@@ -16,24 +16,6 @@ import { type UpstreamTarget, upstreamFactory } from './upstream.js';
 
 interface StdioServerModule {
   StdioServerTransport: new () => unknown;
-}
-
-/** One line on standard error per event worth an operator's eye. */
-function describeEvent(event: McpGuardEvent): string | undefined {
-  switch (event.type) {
-    case 'tool_call':
-      return event.status === 'ok'
-        ? undefined
-        : `hyphae mcp: \`${event.tool}\` ${event.status} (${event.code ?? 'error'})`;
-    case 'secret_found':
-      return `hyphae mcp: credential (${event.kinds.join(', ')}) in the ${event.where} of \`${event.tool}\`: ${event.action}`;
-    case 'tools_observed':
-      return event.hidden.length === 0
-        ? undefined
-        : `hyphae mcp: hidden tools: ${event.hidden.map((n) => `\`${n}\``).join(', ')}`;
-    default:
-      return undefined;
-  }
 }
 
 /** Run the proxy until the client goes away (stdio) or the process is stopped (HTTP). */
@@ -46,6 +28,8 @@ export async function runProxy(
 ): Promise<number> {
   const makeUpstream = await upstreamFactory(target, ctx);
   const guardOptions = guardOptionsFrom(config, overrides);
+  // Shared by every session: what a listing found is written once per change, not once per session.
+  const describeEvent = createEventLines();
   const connect = (client: McpTransport): McpProxy =>
     createMcpProxy({
       client,
@@ -53,8 +37,7 @@ export async function runProxy(
       guard: createMcpGuard({
         ...guardOptions,
         onEvent: (event) => {
-          const line = describeEvent(event);
-          if (line !== undefined) ctx.err.line(line);
+          for (const line of describeEvent(event)) ctx.err.line(line);
         },
       }),
       onError: (error) => ctx.err.line(`hyphae mcp: ${error.message}`),
