@@ -120,11 +120,19 @@ describe('approvals', () => {
     ]);
     expect(release.code).toBe(0);
     const ran = await client.callTool(payment);
+    // Asked again once its answer was delivered, the payment is a new call: the approval was spent
+    // by the first, so this one is held for an approval of its own and does NOT run.
     const again = await client.callTool(payment);
 
     expect(textOf(ran)).toBe('paid 15 to acct_5 as pay_1');
-    expect(textOf(again)).toBe('paid 15 to acct_5 as pay_1');
+    expect(refusalCode(again)).toBe('approval_pending');
     expect(linesOf(effects)).toEqual(['pay_1 15 acct_5']);
+    const approvals = JSON.parse(hyphae(dir, ['transitions', 'list', '--tool', 'mcp.approval', '--json']).stdout) as {
+      key: string;
+      outcome: string;
+    }[];
+    expect(approvals).toHaveLength(2);
+    expect(textOf(again)).toContain(approvals.find((record) => record.key !== records[0]?.key)?.key);
     // The approval found is a verdict of the decision the call was claimed with, after the other checks'.
     const all = JSON.parse(hyphae(dir, ['transitions', 'list', '--json']).stdout) as {
       tool: string;

@@ -31,7 +31,10 @@ describe('receipts and defaults of hyphae mcp', () => {
     const verified = hyphae(dir, ['receipts', 'verify', 'receipts.jsonl', '--key-env', 'HYPHAE_RECEIPT_KEY'], KEY);
 
     expect(linesOf(effects)).toHaveLength(2);
-    expect(linesOf(join(dir, 'receipts.jsonl'))).toHaveLength(2);
+    // Each payment's receipt, and the receipt of its answer's delivery to the client (`mcp.delivered`).
+    const actions = linesOf(join(dir, 'receipts.jsonl')).map((line) => (JSON.parse(line) as { action: string }).action);
+    expect(actions.filter((action) => action === 'pay')).toHaveLength(2);
+    expect(actions.filter((action) => action === 'mcp.delivered')).toHaveLength(2);
     expect(verified.code).toBe(0);
     expect(readFileSync(join(dir, 'receipts.jsonl'), 'utf8')).not.toContain(TOKEN);
   });

@@ -4,12 +4,17 @@
  * `mcp.approval`) that an operator resolves with `hyphae transitions release`: `--not-executed`
  * approves it (the next call with the same intent runs), `--completed --result …` answers it
  * without running it. The model is told the call is waiting, and that it did NOT happen.
+ *
+ * An approval is spent by the call it let through: the held record keeps that call's ticket (its
+ * generation: see `call-identity.ts`), so a retry of the approved call passes again (and the ledger
+ * answers it with its stored result), while a new identical call, once the approved one's answer
+ * was delivered, is held as the next generation and needs an approval of its own.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { recordArgument, stringArgument } from '../../invalid-argument.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
-import type { LedgerScope, TransitionRecord } from '../../storage/transition-record.js';
+import type { LedgerScope, OperatorResolution, TransitionRecord } from '../../storage/transition-record.js';
 import { refusalResult } from './tool-results.js';
 import type { McpCallToolResult } from './types.js';
 
@@ -78,6 +83,37 @@ function heldRecord(ctx: ApprovalContext, key: string, name: string, ticket: str
   };
 }
 
+/** The most generations of one intent an approval walk reads; past it, a call is held unanswered. */
+const MAX_APPROVAL_GENERATIONS = 1000;
+
+/** The key of generation `n` of an intent's approval (generation 0 keeps the key it always had). */
+function generationKey(scope: LedgerScope, intent: string, n: number): string {
+  return approvalKey(scope, n === 0 ? intent : `${intent}#${n}`);
+}
+
+/**
+ * Spend the `not_executed` release of `record` on the call `ticket`: `mine` when this call may run
+ * (it spent the release now, or it is the call that spent it), `theirs` when another call spent
+ * it, `lost` when a concurrent spender's write came first (read again and decide on what it wrote).
+ */
+async function spend(
+  storage: LedgerStorage,
+  now: number,
+  record: TransitionRecord,
+  resolution: OperatorResolution,
+  ticket: string,
+): Promise<'mine' | 'theirs' | 'lost'> {
+  if (resolution.consumedAt !== null) return record.ticket === ticket ? 'mine' : 'theirs';
+  const spent: TransitionRecord = {
+    ...record,
+    ticket,
+    operatorResolution: { ...resolution, consumedAt: now },
+    version: record.version + 1,
+    updatedAt: now,
+  };
+  return (await storage.update(record.key, record.version, spent)) ? 'mine' : 'lost';
+}
+
 function refused(message: string, code: string): ApprovalDecision {
   return { status: 'answered', result: refusalResult(message, code, 'approval') };
 }
@@ -113,7 +149,10 @@ export async function decideApproval(
   call: {
     readonly name: string;
     readonly args: unknown;
+    /** The call's intent: its arguments, or the idempotency key its client sent. */
     readonly ticket: string;
+    /** The call's own ticket (its generation of the intent); the intent when absent. */
+    readonly callTicket?: string | undefined;
     readonly elicit?: McpElicit | undefined;
   },
 ): Promise<ApprovalDecision> {
@@ -124,19 +163,34 @@ export async function decideApproval(
       'approval_unavailable',
     );
   }
-  const key = approvalKey(ctx.scope, call.ticket);
-  let record = await ctx.storage.get(key);
-  if (record === null) {
-    const created = await ctx.storage.create(heldRecord(ctx, key, call.name, call.ticket));
-    record = created.record;
+  const storage = ctx.storage;
+  for (let n = 0; n < MAX_APPROVAL_GENERATIONS; n++) {
+    const key = generationKey(ctx.scope, call.ticket, n);
+    let record = await storage.get(key);
+    if (record === null) {
+      const created = await storage.create(heldRecord(ctx, key, call.name, call.ticket));
+      record = created.record;
+    }
+    const resolution = record.operatorResolution;
+    if (resolution?.verified === 'completed') {
+      if (record.result !== undefined)
+        return { status: 'answered', result: record.result as unknown as McpCallToolResult };
+      return pending(call.name, key);
+    }
+    if (resolution === null) return pending(call.name, key);
+    const spent = await spend(storage, ctx.now(), record, resolution, call.callTicket ?? call.ticket);
+    if (spent === 'mine') return { status: 'approved' };
+    if (spent === 'lost') {
+      n -= 1;
+    }
+    // Spent by another call: this one is the next generation's.
   }
-  const resolution = record.operatorResolution;
-  if (resolution?.verified === 'not_executed') return { status: 'approved' };
-  if (resolution?.verified === 'completed' && record.result !== undefined) {
-    return { status: 'answered', result: record.result as unknown as McpCallToolResult };
-  }
+  return pending(call.name, generationKey(ctx.scope, call.ticket, MAX_APPROVAL_GENERATIONS));
+}
+
+function pending(name: string, key: string): ApprovalDecision {
   return refused(
-    `The call to \`${call.name}\` was NOT executed: it is waiting for an operator's approval (transition \`${key}\`). Tell the user; call it again with the same arguments once it is approved`,
+    `The call to \`${name}\` was NOT executed: it is waiting for an operator's approval (transition \`${key}\`). Tell the user; call it again with the same arguments once it is approved`,
     'approval_pending',
   );
 }

@@ -230,7 +230,7 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
         const intent = key === undefined ? `intent:${fingerprint([name, args])}` : `key:${key}`;
         decision = await decideApproval(
           { storage: ledger?.storage, agentId: ledger?.agentId ?? '', scope, now: () => clock.now() },
-          { name, args, ticket: intent, elicit: call.elicit },
+          { name, args, ticket: intent, callTicket: ticket, elicit: call.elicit },
         );
       } catch {
         const message = `The call to \`${name}\` was NOT executed: its approval could not be read. Try again later`;
