@@ -20,6 +20,7 @@ import { callTicket, idempotencyKeyOf } from './call-identity.js';
 import { type Catalogue, createCatalogue } from './catalogue.js';
 import { createPinStore, type PinStore } from './pins.js';
 import type { McpPolicy, McpSecretsAction } from './policy.js';
+import { scanResource } from './resource-results.js';
 import { scanSecrets } from './secrets.js';
 import { createSessionFuses } from './session-fuses.js';
 import { answerOf, refusalResult } from './tool-results.js';
@@ -35,6 +36,14 @@ export type McpGuardEvent =
       readonly type: 'secret_found';
       readonly tool: string;
       readonly where: 'arguments' | 'result';
+      readonly kinds: readonly string[];
+      readonly action: McpSecretsAction;
+    }
+  | {
+      readonly type: 'secret_found';
+      readonly where: 'resource';
+      /** The URI read, any credential in it redacted. */
+      readonly resource: string;
       readonly kinds: readonly string[];
       readonly action: McpSecretsAction;
     }
@@ -87,6 +96,8 @@ export interface McpGuard {
   visibleTools(tools: readonly McpToolDefinition[]): McpToolDefinition[];
   /** Guard one `tools/call`; never throws. */
   callTool(call: McpToolCall, forward: McpForward): Promise<McpAnswer>;
+  /** A `resources/read` result scanned for credentials (`secrets` policy): as is, redacted or withheld. */
+  readResource(uri: string, result: Record<string, unknown>): Record<string, unknown>;
 }
 
 function withheld(name: string, kinds: readonly string[]): McpCallToolResult {
@@ -239,5 +250,12 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     },
     visibleTools: (tools) => catalogue.visible(tools),
     callTool,
+    readResource(uri, result) {
+      const action = policy.secrets ?? 'refuse';
+      const scan = scanResource(uri, result, action);
+      if (scan.kinds.length > 0)
+        emit({ type: 'secret_found', where: 'resource', resource: scan.uri, kinds: scan.kinds, action });
+      return scan.result;
+    },
   };
 }

@@ -26,7 +26,9 @@ function describeEvent(event: McpGuardEvent): string | undefined {
         ? undefined
         : `hyphae mcp: \`${event.tool}\` ${event.status} (${event.code ?? 'error'})`;
     case 'secret_found':
-      return `hyphae mcp: credential (${event.kinds.join(', ')}) in the ${event.where} of \`${event.tool}\`: ${event.action}`;
+      return event.where === 'resource'
+        ? `hyphae mcp: credential (${event.kinds.join(', ')}) in the resource \`${event.resource}\`: ${event.action}`
+        : `hyphae mcp: credential (${event.kinds.join(', ')}) in the ${event.where} of \`${event.tool}\`: ${event.action}`;
     case 'tools_observed':
       return event.hidden.length === 0
         ? undefined
