@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connectProxy, linesOf, SERVERS, SQLITE_LEDGER, textOf, useTempDirs, writeConfig } from './helpers.js';
 
 const tempDir = useTempDirs();
@@ -115,7 +115,11 @@ describe('secret scanning of resources and of more credential forms', () => {
       contents: [{ uri: 'docs://readme', text: 'Ask ops@example.com, or read https://docs.example.com:8443/guide\n' }],
     });
     expect(logo).toEqual({ contents: [{ uri: 'docs://logo.png', mimeType: 'image/png', blob: PNG }] });
-    expect(stderr()).toContain('credential (aws_access_key_id) in the resource `config://app/env`: refuse');
+    // Standard error is a pipe of its own: the line may arrive after the response.
+    await vi.waitFor(
+      () => expect(stderr()).toContain('credential (aws_access_key_id) in the resource `config://app/env`: refuse'),
+      { timeout: 20_000 },
+    );
     expect(stderr()).not.toContain(AWS_KEY);
   });
 
