@@ -35,9 +35,10 @@ const FORMATS: readonly SecretFormat[] = [
   { kind: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g },
   {
     // `scheme://user:password@host`: the password up to the last `@` of the authority. A URL with a
-    // user but no password, and an e-mail address (no `://`), are not credentials.
+    // user but no password, and an e-mail address (no `://`), are not credentials. The scheme's
+    // length is bounded: unbounded, a long `a.a.a.…` is read once from every dot (quadratic).
     kind: 'credential_url',
-    pattern: new RegExp(String.raw`\b([a-z][a-z0-9+.-]*:\/\/[^\s:/?#@]*:)${NOT_A_PASSWORD}([^\s/?#]+)(?=@)`, 'gi'),
+    pattern: new RegExp(String.raw`\b([a-z][a-z0-9+.-]{0,31}:\/\/[^\s:/?#@]*:)${NOT_A_PASSWORD}([^\s/?#]+)(?=@)`, 'gi'),
     keep: true,
   },
   {
