@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_DECODED_BYTES } from '../../src/adapters/mcp/base64-text.js';
 import { scanSecrets } from '../../src/adapters/mcp/secrets.js';
 
 const SAMPLES: Readonly<Record<string, string>> = {
@@ -14,6 +15,10 @@ const SAMPLES: Readonly<Record<string, string>> = {
   private_key: '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----',
 };
 
+function b64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
 describe('scanSecrets', () => {
   for (const [kind, secret] of Object.entries(SAMPLES)) {
     it(`finds and redacts a ${kind}`, () => {
@@ -24,6 +29,85 @@ describe('scanSecrets', () => {
       expect(scan.redacted).toEqual({ note: `before [REDACTED:${kind}] after`, list: [`[REDACTED:${kind}]`] });
     });
   }
+
+  it('redacts the password of a URL and keeps the rest', () => {
+    const urls = [
+      ['postgres://admin:s3cret@db:5432/x', 'postgres://admin:[REDACTED:credential_url]@db:5432/x'],
+      ['mysql://root:pw@localhost/shop', 'mysql://root:[REDACTED:credential_url]@localhost/shop'],
+      [
+        'mongodb+srv://app:p%40ss@cluster0.example.net/?w=1',
+        'mongodb+srv://app:[REDACTED:credential_url]@cluster0.example.net/?w=1',
+      ],
+      ['redis://:hunter2@cache:6379/0', 'redis://:[REDACTED:credential_url]@cache:6379/0'],
+      ['amqp://guest:guest@rabbit:5672/', 'amqp://guest:[REDACTED:credential_url]@rabbit:5672/'],
+      ['https://bob:tr0ub@dor@example.com/a', 'https://bob:[REDACTED:credential_url]@example.com/a'],
+    ];
+
+    for (const [url, redacted] of urls) {
+      expect(scanSecrets(`DATABASE_URL=${url} # prod`)).toEqual({
+        kinds: ['credential_url'],
+        redacted: `DATABASE_URL=${redacted} # prod`,
+      });
+    }
+  });
+
+  it('finds an AWS secret access key where it is assigned or named, not a bare 40-character string', () => {
+    const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+
+    expect(scanSecrets(`export AWS_SECRET_ACCESS_KEY=${secret}`).redacted).toBe(
+      'export AWS_SECRET_ACCESS_KEY=[REDACTED:aws_secret_access_key]',
+    );
+    expect(scanSecrets(`aws_secret_access_key = ${secret}`).kinds).toEqual(['aws_secret_access_key']);
+    expect(scanSecrets(`{"SecretAccessKey": "${secret}"}`).kinds).toEqual(['aws_secret_access_key']);
+    expect(scanSecrets({ Credentials: { SecretAccessKey: secret } }).redacted).toEqual({
+      Credentials: { SecretAccessKey: '[REDACTED:aws_secret_access_key]' },
+    });
+    expect(scanSecrets(`checksum ${secret}`).kinds).toEqual([]);
+  });
+
+  it('leaves URLs without a password, e-mail addresses and placeholders alone', () => {
+    const text = [
+      'https://bob@example.com/',
+      'ssh://git@github.com:22/org/repo',
+      'https://example.com:8443/a?b=c@d',
+      'http://[::1]:8080/x',
+      'write to bob@example.com or git@github.com:org/repo.git',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template variable, not a password
+      'postgres://app:${DB_PASSWORD}@db/x',
+      'postgres://app:***@db/x',
+      'postgres://app:[REDACTED:credential_url]@db/x',
+    ].join('\n');
+
+    expect(scanSecrets(text).kinds).toEqual([]);
+  });
+
+  it('scans the text inside a base64 blob and encodes the redaction back', () => {
+    const resource = {
+      uri: 'file:///app/.env',
+      mimeType: 'text/plain',
+      blob: b64(`KEY=${SAMPLES.aws_access_key_id}\n`),
+    };
+
+    const scan = scanSecrets({ contents: [resource] });
+
+    expect(scan.kinds).toEqual(['aws_access_key_id']);
+    const blob = (scan.redacted.contents[0] as { blob: string }).blob;
+    expect(Buffer.from(blob, 'base64').toString('utf8')).toBe('KEY=[REDACTED:aws_access_key_id]\n');
+  });
+
+  it('scans the data of an image block, and leaves binary or oversized data as it is', () => {
+    const svg = { type: 'image', mimeType: 'image/svg+xml', data: b64(`<svg><!-- ${SAMPLES.github_token} --></svg>`) };
+    const png = {
+      type: 'image',
+      mimeType: 'image/png',
+      data: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 255]).toString('base64'),
+    };
+    const large = { uri: 'file:///big.txt', blob: b64(`${'a'.repeat(MAX_DECODED_BYTES)} ${SAMPLES.github_token}`) };
+
+    expect(scanSecrets(svg).kinds).toEqual(['github_token']);
+    expect(scanSecrets(png).redacted).toBe(png);
+    expect(scanSecrets(large).redacted).toBe(large);
+  });
 
   it('finds a credential used as a key of a mapping', () => {
     expect(scanSecrets({ [SAMPLES.github_token as string]: 1 }).kinds).toEqual(['github_token']);

@@ -20,6 +20,7 @@ import { callTicket, idempotencyKeyOf, markDelivered } from './call-identity.js'
 import { type Catalogue, createCatalogue } from './catalogue.js';
 import { createPinStore, type PinStore } from './pins.js';
 import { DEFAULT_GRANTED, type McpCancelAction, type McpPolicy, type McpSecretsAction } from './policy.js';
+import { scanResource } from './resource-results.js';
 import { scanSecrets } from './secrets.js';
 import { createSessionFuses } from './session-fuses.js';
 import { createSessionStop } from './session-stop.js';
@@ -39,6 +40,14 @@ export type McpGuardEvent =
       readonly type: 'secret_found';
       readonly tool: string;
       readonly where: 'arguments' | 'result';
+      readonly kinds: readonly string[];
+      readonly action: McpSecretsAction;
+    }
+  | {
+      readonly type: 'secret_found';
+      readonly where: 'resource';
+      /** The URI read, any credential in it redacted. */
+      readonly resource: string;
       readonly kinds: readonly string[];
       readonly action: McpSecretsAction;
     }
@@ -111,6 +120,8 @@ export interface McpGuard {
    * result; after it, an identical call is a new call. Never rejects.
    */
   callTool(call: McpToolCall, forward: McpForward): Promise<McpAnswer>;
+  /** A `resources/read` result scanned for credentials (`secrets` policy): as is, redacted or withheld. */
+  readResource(uri: string, result: Record<string, unknown>): Record<string, unknown>;
 }
 
 function withheld(name: string, kinds: readonly string[]): McpCallToolResult {
@@ -298,5 +309,12 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     },
     visibleTools: (tools) => catalogue.visible(tools),
     callTool,
+    readResource(uri, result) {
+      const action = policy.secrets ?? 'refuse';
+      const scan = scanResource(uri, result, action);
+      if (scan.kinds.length > 0)
+        emit({ type: 'secret_found', where: 'resource', resource: scan.uri, kinds: scan.kinds, action });
+      return scan.result;
+    },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The guarding MCP proxy: relays JSON-RPC between a client and an upstream server, unchanged except
- * for `tools/list` (filtered to the tools the client may use) and `tools/call` (run through the
- * guard). Resources, prompts, completions, sampling, elicitation, logging and progress pass through.
+ * for `tools/list` (filtered to the tools the client may use), `tools/call` (run through the guard)
+ * and `resources/read` (scanned for credentials). Prompts, completions, sampling, elicitation,
+ * logging and progress pass through.
  *
  * Ids are remapped on both legs, because the proxy sends requests of its own (its tool listing)
  * that must not collide with the client's ids; cancellations are remapped with them.
@@ -50,7 +51,7 @@ export interface McpProxy {
 }
 
 type Pending =
-  | { readonly kind: 'relay'; readonly id: JsonRpcId; readonly method: string }
+  | { readonly kind: 'relay'; readonly id: JsonRpcId; readonly method: string; readonly uri?: string }
   | { readonly kind: 'own'; readonly resolve: (message: JsonRpcResponse) => void };
 
 const PAGE_LIMIT = 100;
@@ -274,7 +275,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   function relayRequest(request: JsonRpcRequest & { readonly id: JsonRpcId }): void {
     const id = nextUp++;
-    upPending.set(id, { kind: 'relay', id: request.id, method: request.method });
+    const uri = request.method === 'resources/read' ? { uri: String(request.params?.uri ?? '') } : {};
+    upPending.set(id, { kind: 'relay', id: request.id, method: request.method, ...uri });
     upIdOf.set(idKey(request.id), id);
     trackProgress(request);
     send(upstream, { ...request, id });
@@ -358,6 +360,8 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       await guard.observeTools(tools, 'merge');
       result = { ...result, tools: guard.visibleTools(tools) };
     }
+    if (result !== undefined && pending.method === 'resources/read')
+      result = guard.readResource(pending.uri ?? '', result);
     await afterProgress(pending.id);
     send(client, { ...message, id: pending.id, ...(result === undefined ? {} : { result }) }, pending.id);
   }

@@ -48,7 +48,9 @@ export function createEventLines(): (event: McpGuardEvent) => string[] {
           : [`hyphae mcp: \`${event.tool}\` ${event.status} (${event.code ?? 'error'})`];
       case 'secret_found':
         return [
-          `hyphae mcp: credential (${event.kinds.join(', ')}) in the ${event.where} of \`${event.tool}\`: ${event.action}`,
+          event.where === 'resource'
+            ? `hyphae mcp: credential (${event.kinds.join(', ')}) in the resource \`${event.resource}\`: ${event.action}`
+            : `hyphae mcp: credential (${event.kinds.join(', ')}) in the ${event.where} of \`${event.tool}\`: ${event.action}`,
         ];
       case 'tools_observed': {
         const out: string[] = [];

@@ -87,7 +87,9 @@ export function mcpNode(): Node<McpSettings> {
         boolean({ description: 'Pin each tool definition and quarantine a changed one (default `true`).' }),
       ),
       secrets: optional(
-        oneOf(SECRETS, { description: 'What a credential in arguments or results does (default `refuse`).' }),
+        oneOf(SECRETS, {
+          description: 'What a credential in arguments, results or resource reads does (default `refuse`).',
+        }),
       ),
       budget: optional(
         object(
