@@ -8,7 +8,7 @@ import type { ChatMessage, LlmAssistantMessage } from '../../src/boundary/chat.j
 import { createToolRegistry } from '../../src/boundary/create-tool-registry.js';
 import { createToolRunner } from '../../src/boundary/create-tool-runner.js';
 import { ToolBoundaryError, ToolBoundaryExhaustedError } from '../../src/boundary/errors.js';
-import type { InvokeLlm } from '../../src/boundary/llm-turn.js';
+import { expectOneAnswerPerId, scriptedModel } from './llm-script.js';
 
 type Call = readonly [id: string, name: string, args: string];
 
@@ -18,27 +18,6 @@ function message(...calls: readonly Call[]): LlmAssistantMessage {
     content: null,
     tool_calls: calls.map(([id, name, args]) => ({ id, type: 'function', function: { name, arguments: args } })),
   };
-}
-
-/** A model that answers from a script (the last reply repeats) and records what it was shown. */
-function scriptedModel(replies: readonly LlmAssistantMessage[]) {
-  const seen: (readonly ChatMessage[])[] = [];
-  const invokeLlm: InvokeLlm = vi.fn(({ messages }) => {
-    seen.push(messages);
-    const reply = replies[Math.min(seen.length - 1, replies.length - 1)];
-    if (reply === undefined) throw new Error('script is empty');
-    return reply;
-  });
-  return { invokeLlm, seen };
-}
-
-/** Every tool call id is proposed once and answered by exactly one tool message after it. */
-function expectOneAnswerPerId(messages: readonly ChatMessage[]): void {
-  const proposed = messages.flatMap((m, index) => (m.tool_calls ?? []).map((c) => ({ id: c.id, index })));
-  const answers = messages.flatMap((m, index) => (m.role === 'tool' ? [{ id: m.tool_call_id, index }] : []));
-  expect(new Set(proposed.map((p) => p.id)).size).toBe(proposed.length);
-  expect(answers.map((a) => a.id).sort()).toEqual(proposed.map((p) => p.id).sort());
-  for (const { id, index } of proposed) expect(answers.find((a) => a.id === id)?.index).toBeGreaterThan(index);
 }
 
 /** `stats` returns `{ n: 'many' }` (invalid) for `{"scope":"all"}` and a count otherwise. */

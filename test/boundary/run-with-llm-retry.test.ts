@@ -4,7 +4,7 @@ import type { ChatMessage, LlmAssistantMessage } from '../../src/boundary/chat.j
 import { createToolRegistry } from '../../src/boundary/create-tool-registry.js';
 import { createToolRunner } from '../../src/boundary/create-tool-runner.js';
 import { ToolBoundaryError, ToolBoundaryExhaustedError } from '../../src/boundary/errors.js';
-import type { InvokeLlm } from '../../src/boundary/llm-turn.js';
+import { expectOneAnswerPerId, scriptedModel } from './llm-script.js';
 
 function call(id: string, name: string, args: string): LlmAssistantMessage {
   return {
@@ -12,31 +12,6 @@ function call(id: string, name: string, args: string): LlmAssistantMessage {
     content: null,
     tool_calls: [{ id, type: 'function', function: { name, arguments: args } }],
   };
-}
-
-/** A model that answers from a script and records every transcript it was shown. */
-function scriptedModel(replies: readonly LlmAssistantMessage[]) {
-  const seen: (readonly ChatMessage[])[] = [];
-  const invokeLlm: InvokeLlm = vi.fn(({ messages }) => {
-    seen.push(messages);
-    const reply = replies[Math.min(seen.length - 1, replies.length - 1)];
-    if (reply === undefined) throw new Error('script is empty');
-    return reply;
-  });
-  return { invokeLlm, seen };
-}
-
-/** Every tool call id is proposed once and answered by exactly one tool message after it. */
-function expectOneAnswerPerId(messages: readonly ChatMessage[]): void {
-  const proposed = messages.flatMap((m, index) => (m.tool_calls ?? []).map((c) => ({ id: c.id, index })));
-  const answers = messages.flatMap((m, index) => (m.role === 'tool' ? [{ id: m.tool_call_id, index }] : []));
-  expect(new Set(proposed.map((p) => p.id)).size).toBe(proposed.length);
-  expect(new Set(answers.map((a) => a.id)).size).toBe(answers.length);
-  for (const { id, index } of proposed) {
-    const answer = answers.find((a) => a.id === id);
-    expect(answer, `tool call ${id} has an answer`).toBeDefined();
-    expect(answer?.index).toBeGreaterThan(index);
-  }
 }
 
 function setup(maxLlmRetries = 2) {
