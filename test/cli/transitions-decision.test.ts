@@ -1,32 +1,15 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLedger } from '../../src/ledger/create-ledger.js';
-import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 import { hyphae } from '../config/cli-runner.js';
-import { useTempDir, yaml } from '../config/helpers.js';
+import { useTempDir } from '../config/helpers.js';
+import { paymentLedgerIn } from './payment-ledger.js';
 
 const tempDir = useTempDir();
 
 /** A SQLite ledger with one call run through the ledger with its checks' verdicts, and one older record. */
 async function ledgerWithDecision(): Promise<{ dir: string; decided: string; older: string }> {
   const dir = tempDir();
-  writeFileSync(
-    join(dir, 'hyphae.yaml'),
-    yaml(
-      'transition: { agent_id: agent, policy_version: 1 }',
-      'action_ledger: { storage: sqlite, path: ledger.db }',
-      'tools:',
-      '  send_payment: { side_effect_class: payment }',
-    ),
-  );
-  const ledger = createLedger({
-    storage: createSqliteStorage({ path: join(dir, 'ledger.db') }),
-    agentId: 'agent',
-    policyVersion: '1',
-  });
-  const pay = ledger.tool({ name: 'send_payment', sideEffectClass: 'payment' }, async () => ({ paid: true }));
+  const { ledger, pay } = paymentLedgerIn(dir);
   await pay(
     { amount: 5 },
     {

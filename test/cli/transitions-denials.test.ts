@@ -1,31 +1,14 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createLedger } from '../../src/ledger/create-ledger.js';
-import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { hyphae } from '../config/cli-runner.js';
-import { useTempDir, yaml } from '../config/helpers.js';
+import { useTempDir } from '../config/helpers.js';
+import { paymentLedgerIn } from './payment-ledger.js';
 
 const tempDir = useTempDir();
 
 /** A SQLite ledger holding one call refused by its checks (twice) and one that ran. */
 async function ledgerWithDenial(): Promise<{ dir: string; denial: string; ran: string }> {
   const dir = tempDir();
-  writeFileSync(
-    join(dir, 'hyphae.yaml'),
-    yaml(
-      'transition: { agent_id: agent, policy_version: 1 }',
-      'action_ledger: { storage: sqlite, path: ledger.db }',
-      'tools:',
-      '  send_payment: { side_effect_class: payment }',
-    ),
-  );
-  const ledger = createLedger({
-    storage: createSqliteStorage({ path: join(dir, 'ledger.db') }),
-    agentId: 'agent',
-    policyVersion: '1',
-  });
-  const pay = ledger.tool({ name: 'send_payment', sideEffectClass: 'payment' }, async () => ({ paid: true }));
+  const { ledger, pay } = paymentLedgerIn(dir);
   const deny = [{ check: 'fuses', verdict: 'deny' as const, reason: 'permission: permission_denied' }];
   for (let i = 0; i < 2; i++) await pay({ amount: 5 }, { toolCallId: 'call_1', verdicts: deny }).catch(() => undefined);
   await pay({ amount: 7 }, { toolCallId: 'call_2' });
