@@ -5,7 +5,7 @@
  */
 
 /** The largest payload decoded for scanning: 4 MiB. */
-export const MAX_DECODED_BYTES = 4 * 1024 * 1024;
+export const MAX_DECODED_BYTES: number = 4 * 1024 * 1024;
 
 // Base64 is 4 characters per 3 bytes; line breaks add a few more. Checked before decoding, so an
 // oversized payload is never copied.
