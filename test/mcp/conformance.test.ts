@@ -9,7 +9,7 @@
  */
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -94,6 +94,7 @@ if (!('globSync' in fs)) {
         });
       }
 
+      expect(existsSync(join(dir, 'ledger.db'))).toBe(true);
       expect(direct.size).toBeGreaterThan(0);
       expect([...direct.values()].filter((verdict) => verdict === 'passed').length).toBeGreaterThan(0);
       for (const results of proxied) {
