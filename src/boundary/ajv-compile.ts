@@ -14,8 +14,11 @@ import { SchemaDefinitionError } from './errors.js';
 import type { JsonSchemaObject } from './field-spec.js';
 import { fromJsonPointer } from './issues.js';
 
-/** `field_spec`: schemas we generated (fully strict). `json_schema`: user schemas (strict about keywords). */
-export type AjvMode = 'field_spec' | 'json_schema';
+/**
+ * `field_spec`: schemas we generated (fully strict). `json_schema`: user schemas (strict about
+ * keywords). `foreign`: schemas another program wrote (an MCP server's), read as JSON Schema says.
+ */
+export type AjvMode = 'field_spec' | 'json_schema' | 'foreign';
 
 type Draft = '07' | '2019-09' | '2020-12';
 
@@ -43,6 +46,9 @@ const MODE_OPTIONS: Readonly<Record<AjvMode, Options>> = {
     strictRequired: false,
     allowUnionTypes: true,
   },
+  // Unknown keywords (`x-…` vendor extensions) are annotations and unknown formats are not
+  // asserted, as JSON Schema says; the meta-schema still refuses a malformed schema.
+  foreign: { ...BASE, strict: false, allowUnionTypes: true },
 };
 
 type AjvLike = Pick<Ajv, 'compile' | 'removeSchema' | 'errors'>;

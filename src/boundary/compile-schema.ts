@@ -112,10 +112,10 @@ function thrownIssue(error: unknown): ValidationIssue {
   };
 }
 
-function fromAjv<T>(kind: SchemaKind, jsonSchema: JsonSchemaObject): CompiledSchema<T> {
+function fromAjv<T>(kind: SchemaKind, jsonSchema: JsonSchemaObject, foreign = false): CompiledSchema<T> {
   if (jsonSchema.$async === true)
     throw new SchemaDefinitionError('/$async', 'asynchronous JSON Schemas are not supported');
-  const check = compileWithAjv(jsonSchema, kind === 'field_spec' ? 'field_spec' : 'json_schema');
+  const check = compileWithAjv(jsonSchema, foreign ? 'foreign' : kind === 'field_spec' ? 'field_spec' : 'json_schema');
   function validate(value: unknown): ValidationResult<T> {
     try {
       if (check(value)) return { ok: true, value: value as T };
@@ -177,6 +177,27 @@ export function compileSchema<const S extends ToolSchema | CompiledSchema>(schem
   } catch (cause) {
     throw unreadableSchema(cause);
   }
+}
+
+/**
+ * Compile a JSON Schema another program wrote (an MCP server's `inputSchema`) as JSON Schema reads
+ * it: an unknown keyword is an annotation and an unknown `format` is not asserted. A later
+ * {@link compileSchema} of the same object returns this compilation; the project's own schemas go
+ * through `compileSchema` alone, which refuses both (a typo must not loosen validation).
+ */
+export function compileForeignSchema(schema: JsonSchemaObject): CompiledSchema {
+  const cached = cache.get(schema);
+  if (cached !== undefined) return cached;
+  let compiled: CompiledSchema;
+  try {
+    compiled = fromAjv('json_schema', schema, true);
+  } catch (cause) {
+    throw unreadableSchema(cause);
+  }
+  Object.freeze(compiled);
+  compiledSchemas.add(compiled);
+  cache.set(schema, compiled);
+  return compiled;
 }
 
 /** A schema whose reading threw (a getter, a Proxy trap): a {@link SchemaDefinitionError}, GuardErrors as they are. */

@@ -4,12 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createMcpGuard } from '../../src/adapters/mcp/create-mcp-guard.js';
+import type { McpPolicy } from '../../src/adapters/mcp/policy.js';
 import type { McpToolDefinition } from '../../src/adapters/mcp/types.js';
+import { compileSchema, type ToolSchema } from '../../src/boundary/compile-schema.js';
 
 const READ = { readOnlyHint: true };
 
-async function entryOf(tool: McpToolDefinition) {
-  const guard = createMcpGuard();
+async function entryOf(tool: McpToolDefinition, policy: McpPolicy = {}) {
+  const guard = createMcpGuard({ policy });
   await guard.observeTools([tool], 'replace');
   return guard.catalogue.get(tool.name);
 }
@@ -50,5 +52,39 @@ describe('the dialect of an upstream schema', () => {
 
     expect(entry?.hidden).toBe('invalid_schema');
     expect(entry?.detail).toContain('/properties/pair/items');
+  });
+});
+
+describe('keywords and formats an upstream schema may use', () => {
+  const headerTool: McpToolDefinition = {
+    name: 'send',
+    annotations: READ,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        region: { type: 'string', 'x-mcp-header': 'X-Region' },
+        color: { type: 'string', format: 'hex-color' },
+      },
+      required: ['region'],
+    },
+  };
+
+  it('reads a vendor keyword as an annotation and does not assert an unknown format', async () => {
+    const entry = await entryOf(headerTool);
+    const schema = compileSchema(entry?.spec.schema as ToolSchema);
+
+    expect(entry?.hidden).toBeNull();
+    expect(schema.validate({ region: 'eu', color: 'not a color' }).ok).toBe(true);
+    expect(schema.validate({ region: 7 }).ok).toBe(false);
+    expect(schema.validate({}).ok).toBe(false);
+  });
+
+  it("still refuses an unknown keyword in the config's own schema for the tool", async () => {
+    const entry = await entryOf(headerTool, {
+      tools: { send: { schema: { type: 'object', properties: { region: { type: 'string', maxLenght: 2 } } } } },
+    });
+
+    expect(entry?.hidden).toBe('invalid_schema');
+    expect(entry?.detail).toContain('maxLenght');
   });
 });

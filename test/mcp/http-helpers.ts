@@ -1,6 +1,6 @@
 /**
- * Child processes that speak Streamable HTTP: `hyphae mcp --listen` and the everything server in
- * its HTTP mode. Each is stopped (SIGTERM to its own pid) after the test.
+ * Child processes that speak Streamable HTTP: `hyphae mcp --listen`, and the everything server and
+ * the conformance server in their HTTP modes. Each is stopped (SIGTERM to its own pid) after the test.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -9,6 +9,7 @@ import { afterEach } from 'vitest';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+const CONFORMANCE = fileURLToPath(new URL('./fixtures/conformance-server.ts', import.meta.url));
 const EVERYTHING = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
 );
@@ -83,4 +84,10 @@ export async function everythingOverHttp(cwd: string): Promise<URL> {
   const port = await freePort();
   await start([EVERYTHING, 'streamableHttp'], cwd, { PORT: String(port) }, /listening on port/);
   return new URL(`http://127.0.0.1:${port}/mcp`);
+}
+
+/** The conformance server of `fixtures/conformance-server.ts` over Streamable HTTP, resolved once it listens. */
+export async function conformanceServerOverHttp(cwd: string): Promise<URL> {
+  const { match } = await start(['--import', TSX, CONFORMANCE, 'http'], cwd, {}, /listening on (http:\/\/\S+)/);
+  return new URL(match[1] as string);
 }

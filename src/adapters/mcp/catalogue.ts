@@ -3,7 +3,7 @@
  * call (allowed, pinned, schemas compiled), and the pipeline spec of each. A tool outside the
  * catalogue is refused; when the pin store cannot be read, every tool is.
  */
-import { detectSchemaKind } from '../../boundary/compile-schema.js';
+import { compileForeignSchema, compileSchema, detectSchemaKind } from '../../boundary/compile-schema.js';
 import { fieldSpecToJsonSchema, type JsonSchemaObject } from '../../boundary/field-spec.js';
 import type { FieldSpec } from '../../boundary/field-spec-types.js';
 import { GuardError } from '../../errors.js';
@@ -139,6 +139,17 @@ function specOf(
 }
 
 /**
+ * Compile the spec's schemas as the server's: vendor keywords (`x-mcp-header`) and formats Ajv does
+ * not know are annotations there. The config's own schema is compiled strictly first.
+ */
+function compileUpstream(name: string, spec: GuardedToolSpec, own: McpToolPolicy): void {
+  if (own.schema !== undefined) compileSchema(asJsonSchema(own.schema) as JsonSchemaObject);
+  if (spec.schema !== undefined) compileForeignSchema(spec.schema as JsonSchemaObject);
+  if (spec.outputSchema !== undefined) compileForeignSchema(spec.outputSchema as JsonSchemaObject);
+  compileToolPlan(name, spec);
+}
+
+/**
  * The spec of a tool whose schemas compile: a schema without `$schema` is 2020-12 (MCP's default),
  * or draft-07 when only that compiles it (`items` as an array, from servers older than the default).
  * A schema that compiles in neither is the reason the tool cannot be checked.
@@ -150,12 +161,12 @@ function compiledSpec(
 ): { readonly spec: GuardedToolSpec; readonly error: string | null } {
   const spec = specOf(tool, own, sideEffectClass, MCP_DIALECT);
   try {
-    compileToolPlan(tool.name, spec);
+    compileUpstream(tool.name, spec, own);
     return { spec, error: null };
   } catch (error) {
     const legacy = specOf(tool, own, sideEffectClass, DRAFT_07);
     try {
-      compileToolPlan(tool.name, legacy);
+      compileUpstream(tool.name, legacy, own);
       return { spec: legacy, error: null };
     } catch {
       return { spec, error: (error as Error).message };
