@@ -53,8 +53,6 @@ export async function execute(
   // The wait is counted from the call's arrival: a slow first connection or a contended insert is
   // time the caller spent waiting too, and the timeout error reports what the caller saw.
   const start = ctx.clock.now();
-  const pollTimeout = pollTimeoutOf(ctx.pollTimeoutMs, leaseTtlOf(ctx, call));
-  const pollDeadline = start + pollTimeout;
   const hazards = checkStorageHazards(ctx, call);
   if (hazards !== undefined) await hazards;
   const met = await createOrMeet(ctx, call);
@@ -63,6 +61,9 @@ export async function execute(
     return await runClaimed(ctx, call, met.claimed, body, options, trace);
   }
   let existing = met.existing;
+  // Only a call that met another's record may wait: the fresh claim above never reads the bound.
+  const pollTimeout = pollTimeoutOf(ctx.pollTimeoutMs, leaseTtlOf(ctx, call));
+  const pollDeadline = start + pollTimeout;
 
   let interval = ctx.pollIntervalMs;
   // Opened at the first POLL and kept for the whole wait, so no notice falls between two pauses.
