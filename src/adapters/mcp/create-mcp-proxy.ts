@@ -10,6 +10,8 @@
 
 import { checkOptions } from '../../invalid-argument.js';
 import type { McpAnswer, McpGuard } from './create-mcp-guard.js';
+import { createGuardedCalls, type GuardedCall } from './guarded-calls.js';
+import { createProgressRoutes } from './progress-routes.js';
 import { McpUpstreamError } from './tool-results.js';
 import {
   isRequest,
@@ -57,14 +59,6 @@ type Pending =
 const PAGE_LIMIT = 100;
 const DEFAULT_DRAIN_MS = 30_000;
 
-/** A guarded call in flight: its abort, its upstream id once sent, whether a cancellation goes upstream. */
-interface GuardedCall {
-  readonly controller: AbortController;
-  upId: number | undefined;
-  forwardsCancel: boolean;
-  done: Promise<void>;
-}
-
 function response(id: JsonRpcId, body: McpAnswer | { readonly result: McpCallToolResult }): JsonRpcResponse {
   return 'error' in body
     ? { jsonrpc: '2.0', id, error: body.error }
@@ -99,7 +93,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   // The upstream id of each relayed client request (for cancellations), by client id.
   const upIdOf = new Map<string, number>();
   // Guarded calls in flight, by client id.
-  const calls = new Map<string, GuardedCall>();
+  const calls = createGuardedCalls();
   const drainMs = options.drainMs ?? DEFAULT_DRAIN_MS;
   let nextUp = 1;
   let nextDown = 1;
@@ -121,32 +115,12 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
   }
 
-  // The client request each progress token belongs to: an HTTP client hears a notification on the
-  // stream of the request it relates to.
-  const progressOf = new Map<string, JsonRpcId>();
-  // Requests whose progress was relayed: their response waits one turn of the event loop, because
-  // the SDK's client handles a notification a microtask late and drops the last progress of a
-  // request whose response it reads in the same chunk.
-  const progressed = new Set<string>();
-
-  async function afterProgress(clientId: JsonRpcId): Promise<void> {
-    if (!progressed.delete(idKey(clientId))) return;
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
+  const progress = createProgressRoutes();
 
   function send(transport: McpTransport, message: JsonRpcMessage, relatedRequestId?: JsonRpcId): void {
     const sent =
       relatedRequestId === undefined ? transport.send(message) : transport.send(message, { relatedRequestId });
     sent.catch(report);
-  }
-
-  function trackProgress(request: JsonRpcRequest & { readonly id: JsonRpcId }): void {
-    const token = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-    if (typeof token === 'string' || typeof token === 'number') progressOf.set(idKey(token), request.id);
-  }
-
-  function untrackProgress(clientId: JsonRpcId): void {
-    for (const [token, id] of progressOf) if (idKey(id) === idKey(clientId)) progressOf.delete(token);
   }
 
   function requestUpstream(method: string, params: Record<string, unknown>): Promise<JsonRpcResponse> {
@@ -195,26 +169,14 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
   }
 
   function startCall(request: JsonRpcRequest & { readonly id: JsonRpcId }): void {
-    const entry: GuardedCall = {
-      controller: new AbortController(),
-      upId: undefined,
-      forwardsCancel: false,
-      done: Promise.resolve(),
-    };
-    const key = idKey(request.id);
-    calls.set(key, entry);
-    entry.done = guardCall(request, entry)
-      .catch(report)
-      .finally(() => {
-        if (calls.get(key) === entry) calls.delete(key);
-      });
+    calls.start(idKey(request.id), (entry) => guardCall(request, entry), report);
   }
 
   async function guardCall(request: JsonRpcRequest & { readonly id: JsonRpcId }, entry: GuardedCall): Promise<void> {
     const params = request.params ?? {};
     const name = typeof params.name === 'string' ? params.name : '';
     const { controller } = entry;
-    trackProgress(request);
+    progress.track(request);
     // Without a signal the guard lets the call run to its end: a cancellation stays here.
     const forward = (args: unknown, signal: AbortSignal | undefined): Promise<McpCallToolResult> => {
       const id = nextUp++;
@@ -250,7 +212,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
         },
         forward,
       );
-      await afterProgress(request.id);
+      await progress.settle(request.id);
       // A cancelled request gets no response (MCP: the receiver of a cancellation does not answer),
       // so its answer stays undelivered and a retry gets it.
       if (controller.signal.aborted || closing !== undefined) return;
@@ -269,7 +231,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       const text = `The call to \`${name}\` did not complete: the proxy failed. Do not retry it; tell the user`;
       send(client, response(request.id, { result: { content: [{ type: 'text', text }], isError: true } }), request.id);
     } finally {
-      untrackProgress(request.id);
+      progress.untrack(request.id);
     }
   }
 
@@ -278,7 +240,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     const uri = request.method === 'resources/read' ? { uri: String(request.params?.uri ?? '') } : {};
     upPending.set(id, { kind: 'relay', id: request.id, method: request.method, ...uri });
     upIdOf.set(idKey(request.id), id);
-    trackProgress(request);
+    progress.track(request);
     send(upstream, { ...request, id });
   }
 
@@ -349,7 +311,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
 
   async function answerClient(pending: Pending & { kind: 'relay' }, message: JsonRpcResponse): Promise<void> {
     upIdOf.delete(idKey(pending.id));
-    untrackProgress(pending.id);
+    progress.untrack(pending.id);
     let result = message.result;
     if (result !== undefined && pending.method === 'initialize') {
       const info = result.serverInfo as { name?: unknown } | undefined;
@@ -362,7 +324,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     }
     if (result !== undefined && pending.method === 'resources/read')
       result = guard.readResource(pending.uri ?? '', result);
-    await afterProgress(pending.id);
+    await progress.settle(pending.id);
     send(client, { ...message, id: pending.id, ...(result === undefined ? {} : { result }) }, pending.id);
   }
 
@@ -382,11 +344,7 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
           if (mapped !== undefined) send(client, { ...message, params: { ...message.params, requestId: mapped[0] } });
           return;
         }
-        const token = message.method === 'notifications/progress' ? message.params?.progressToken : undefined;
-        const related =
-          typeof token === 'string' || typeof token === 'number' ? progressOf.get(idKey(token)) : undefined;
-        if (related !== undefined) progressed.add(idKey(related));
-        send(client, message, related);
+        send(client, message, progress.relate(message));
         return;
       }
       const id = nextDown++;
@@ -398,17 +356,6 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
       if (pending.kind === 'own') pending.resolve(response);
       else answerClient(pending, response).catch(report);
     });
-  }
-
-  /** Wait for the guarded calls in flight, at most `drainMs`: their outcomes get recorded. */
-  async function drain(): Promise<void> {
-    if (calls.size === 0 || drainMs <= 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, drainMs);
-    });
-    await Promise.race([Promise.allSettled([...calls.values()].map((call) => call.done)), bound]);
-    clearTimeout(timer);
   }
 
   /** Answer the requests still waiting for the upstream: it is gone. */
@@ -427,9 +374,9 @@ export function createMcpProxy(options: McpProxyOptions): McpProxy {
     // `close()`, which must find `closing` already set.
     closing ??= Promise.resolve().then(async () => {
       // A call still running upstream finishes and is recorded, unless the upstream is gone.
-      if (!upstreamGone) await drain();
+      if (!upstreamGone) await calls.drain(drainMs);
       upstreamClosed();
-      for (const call of calls.values()) call.controller.abort(new Error('The proxy closed'));
+      calls.abortAll(new Error('The proxy closed'));
       await Promise.allSettled([client.close(), upstream.close()]);
       markClosed();
     });
