@@ -4,124 +4,104 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  createLedger,
-  createMemoryStorage,
-  effectStateOf,
-  type Ledger,
-  LedgerDecisionDeniedError,
-  LedgerReleaseRefusedError,
-  type LedgerStorage,
-} from '../../src/index.js';
+import { createLedger, effectStateOf, LedgerDecisionDeniedError, LedgerReleaseRefusedError } from '../../src/index.js';
 import type { DecisionVerdict } from '../../src/storage/decision.js';
-import { AGENT_ID, durableBackends, POLICY_VERSION } from '../helpers/backends.js';
+import { everyStore, ledgerOn } from '../helpers/every-store.js';
 import { collectingLogger, instrumentedStorage, rejectionOf } from './ledger-helpers.js';
 import { receiptLedger } from './receipts/ledger-fixture.js';
 
-const backends = await durableBackends();
-const memory = {
-  name: 'memory',
-  open: async () => ({ storage: createMemoryStorage(), cleanup: async () => undefined }),
-  dispose: async () => undefined,
-};
+const stores = await everyStore();
 
 const LOOP: readonly DecisionVerdict[] = [
   { check: 'registry', verdict: 'allow' },
   { check: 'fuses', verdict: 'deny', reason: 'loop: loop_detected' },
 ];
 
-function ledgerOn(storage: LedgerStorage): Ledger {
-  return createLedger({ storage, agentId: AGENT_ID, policyVersion: POLICY_VERSION });
-}
+describe.each(stores)('denial records on %s', (_name, backend) => {
+  afterAll(() => backend.dispose());
 
-describe.each([memory, ...backends].map((backend) => [backend.name, backend] as const))(
-  'denial records on %s',
-  (_name, backend) => {
-    afterAll(() => backend.dispose());
+  it('writes one denial per refusal, counts repeats, and leaves the transition to run once when allowed', async () => {
+    const { storage, cleanup } = await backend.open();
+    try {
+      const ledger = ledgerOn(storage);
+      const tool = `send_payment_${randomUUID().slice(0, 8)}`;
+      let runs = 0;
+      const pay = ledger.tool({ name: tool, sideEffectClass: 'payment' }, async () => {
+        runs++;
+        return { paid: runs };
+      });
+      const call = { toolCallId: `call_${randomUUID()}`, scope: { runId: 'run-1' } };
 
-    it('writes one denial per refusal, counts repeats, and leaves the transition to run once when allowed', async () => {
-      const { storage, cleanup } = await backend.open();
-      try {
-        const ledger = ledgerOn(storage);
-        const tool = `send_payment_${randomUUID().slice(0, 8)}`;
-        let runs = 0;
-        const pay = ledger.tool({ name: tool, sideEffectClass: 'payment' }, async () => {
-          runs++;
-          return { paid: runs };
-        });
-        const call = { toolCallId: `call_${randomUUID()}`, scope: { runId: 'run-1' } };
+      const first = await rejectionOf(pay({ amount: 5 }, { ...call, verdicts: LOOP }));
+      const again = await rejectionOf(pay({ amount: 5 }, { ...call, verdicts: LOOP }));
 
-        const first = await rejectionOf(pay({ amount: 5 }, { ...call, verdicts: LOOP }));
-        const again = await rejectionOf(pay({ amount: 5 }, { ...call, verdicts: LOOP }));
+      expect(first).toBeInstanceOf(LedgerDecisionDeniedError);
+      expect(again).toBeInstanceOf(LedgerDecisionDeniedError);
+      expect(runs).toBe(0);
+      const denials = (await ledger.list({ tool, kind: 'denial' })).records;
+      expect(denials).toHaveLength(1);
+      const [denial] = denials;
+      expect(denial).toMatchObject({
+        kind: 'denial',
+        outcome: 'BLOCKED',
+        boundary: 'not_crossed',
+        ticket: call.toolCallId,
+        ticketKey: null,
+        owner: null,
+        leaseUntil: null,
+        attempts: 2,
+        decision: { allowed: false, deniedReasons: ['loop: loop_detected'] },
+        error: { code: 'decision_denied' },
+      });
+      expect(JSON.stringify(denial)).not.toContain('amount');
+      expect(denial && effectStateOf(denial)).toBe('ABORTED');
+      const transitionKey = denial?.refusedTransition as string;
+      expect(transitionKey).toMatch(/^[0-9a-f]{64}$/);
+      expect(denial?.key).not.toBe(transitionKey);
+      expect(await ledger.get(transitionKey)).toBeNull();
 
-        expect(first).toBeInstanceOf(LedgerDecisionDeniedError);
-        expect(again).toBeInstanceOf(LedgerDecisionDeniedError);
-        expect(runs).toBe(0);
-        const denials = (await ledger.list({ tool, kind: 'denial' })).records;
-        expect(denials).toHaveLength(1);
-        const [denial] = denials;
-        expect(denial).toMatchObject({
-          kind: 'denial',
-          outcome: 'BLOCKED',
-          boundary: 'not_crossed',
-          ticket: call.toolCallId,
-          ticketKey: null,
-          owner: null,
-          leaseUntil: null,
-          attempts: 2,
-          decision: { allowed: false, deniedReasons: ['loop: loop_detected'] },
-          error: { code: 'decision_denied' },
-        });
-        expect(JSON.stringify(denial)).not.toContain('amount');
-        expect(denial && effectStateOf(denial)).toBe('ABORTED');
-        const transitionKey = denial?.refusedTransition as string;
-        expect(transitionKey).toMatch(/^[0-9a-f]{64}$/);
-        expect(denial?.key).not.toBe(transitionKey);
-        expect(await ledger.get(transitionKey)).toBeNull();
+      // Allowed now (a fuse reset): the same call claims its own transition and runs exactly once.
+      expect(await pay({ amount: 5 }, call)).toEqual({ paid: 1 });
+      expect(await pay({ amount: 5 }, call)).toEqual({ paid: 1 });
+      expect(runs).toBe(1);
+      expect((await ledger.get(transitionKey))?.outcome).toBe('COMPLETED');
+      expect((await ledger.list({ tool, kind: 'tool' })).records.map((r) => r.key)).toEqual([transitionKey]);
 
-        // Allowed now (a fuse reset): the same call claims its own transition and runs exactly once.
-        expect(await pay({ amount: 5 }, call)).toEqual({ paid: 1 });
-        expect(await pay({ amount: 5 }, call)).toEqual({ paid: 1 });
-        expect(runs).toBe(1);
-        expect((await ledger.get(transitionKey))?.outcome).toBe('COMPLETED');
-        expect((await ledger.list({ tool, kind: 'tool' })).records.map((r) => r.key)).toEqual([transitionKey]);
+      const release = await rejectionOf(
+        ledger.release(denial?.key as string, { verified: 'not_executed', by: 'ops', reason: 'try' }),
+      );
+      expect(release).toBeInstanceOf(LedgerReleaseRefusedError);
+      expect((release as Error).message).toContain('denial record');
+      expect((await ledger.get(denial?.key as string))?.operatorResolution).toBeNull();
+    } finally {
+      await cleanup();
+    }
+  });
 
-        const release = await rejectionOf(
-          ledger.release(denial?.key as string, { verified: 'not_executed', by: 'ops', reason: 'try' }),
-        );
-        expect(release).toBeInstanceOf(LedgerReleaseRefusedError);
-        expect((release as Error).message).toContain('denial record');
-        expect((await ledger.get(denial?.key as string))?.operatorResolution).toBeNull();
-      } finally {
-        await cleanup();
-      }
-    });
+  it('writes a separate denial for each refused call id and each denying reason', async () => {
+    const { storage, cleanup } = await backend.open();
+    try {
+      const ledger = ledgerOn(storage);
+      const tool = `lookup_${randomUUID().slice(0, 8)}`;
+      const lookup = ledger.tool({ name: tool, sideEffectClass: 'read' }, async () => 'found');
+      const scope = { runId: 'run-2' };
+      const approval: DecisionVerdict[] = [{ check: 'approval', verdict: 'deny', reason: 'nobody approved it' }];
 
-    it('writes a separate denial for each refused call id and each denying reason', async () => {
-      const { storage, cleanup } = await backend.open();
-      try {
-        const ledger = ledgerOn(storage);
-        const tool = `lookup_${randomUUID().slice(0, 8)}`;
-        const lookup = ledger.tool({ name: tool, sideEffectClass: 'read' }, async () => 'found');
-        const scope = { runId: 'run-2' };
-        const approval: DecisionVerdict[] = [{ check: 'approval', verdict: 'deny', reason: 'nobody approved it' }];
+      await rejectionOf(lookup({ id: 1 }, { toolCallId: 'c1', scope, verdicts: LOOP }));
+      await rejectionOf(lookup({ id: 1 }, { toolCallId: 'c2', scope, verdicts: LOOP }));
+      await rejectionOf(lookup({ id: 1 }, { toolCallId: 'c2', scope, verdicts: approval }));
 
-        await rejectionOf(lookup({ id: 1 }, { toolCallId: 'c1', scope, verdicts: LOOP }));
-        await rejectionOf(lookup({ id: 1 }, { toolCallId: 'c2', scope, verdicts: LOOP }));
-        await rejectionOf(lookup({ id: 1 }, { toolCallId: 'c2', scope, verdicts: approval }));
-
-        const denials = (await ledger.list({ tool, kind: 'denial' })).records;
-        expect(denials.map((d) => [d.ticket, d.decision?.deniedReasons[0], d.attempts]).sort()).toEqual([
-          ['c1', 'loop: loop_detected', 1],
-          ['c2', 'loop: loop_detected', 1],
-          ['c2', 'nobody approved it', 1],
-        ]);
-      } finally {
-        await cleanup();
-      }
-    });
-  },
-);
+      const denials = (await ledger.list({ tool, kind: 'denial' })).records;
+      expect(denials.map((d) => [d.ticket, d.decision?.deniedReasons[0], d.attempts]).sort()).toEqual([
+        ['c1', 'loop: loop_detected', 1],
+        ['c2', 'loop: loop_detected', 1],
+        ['c2', 'nobody approved it', 1],
+      ]);
+    } finally {
+      await cleanup();
+    }
+  });
+});
 
 describe('a denial that cannot be written', () => {
   it('still refuses the call, and says so through the logger and onEvent', async () => {
