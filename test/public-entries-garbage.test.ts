@@ -29,7 +29,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   process.chdir(cwd);
-  rmSync(scratch, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 /** What a call threw or its promise rejected with; a promise still pending after a moment passes. */

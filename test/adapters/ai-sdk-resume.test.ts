@@ -11,7 +11,7 @@ import { scriptedModel } from '../helpers/ai-sdk-model.js';
 
 let dir: string | undefined;
 afterEach(() => {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   dir = undefined;
 });
 

@@ -16,7 +16,7 @@ let server: OpenAiTestServer;
 let dir: string | undefined;
 afterEach(async () => {
   await server?.close();
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   dir = undefined;
 });
 

@@ -24,7 +24,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 function readFileTool() {

@@ -39,7 +39,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  rmSync(tmp, { recursive: true, force: true });
+  rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 describe('resolveScopedPath refuses', () => {

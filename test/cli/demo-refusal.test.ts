@@ -14,7 +14,7 @@ const STACK_LINE = /^\s+at .+(\(|:\d+)/m;
 
 const temps: string[] = [];
 afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 /** `hyphae demo …` with its own temp folder, and the packages in `hide` resolving as not installed. */

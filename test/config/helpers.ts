@@ -46,7 +46,7 @@ export const LEDGER_HEADER: readonly string[] = [
 export function useTempDir(): () => string {
   const dirs: string[] = [];
   afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   });
   return () => {
     const dir = mkdtempSync(join(tmpdir(), 'hyphae-config-'));

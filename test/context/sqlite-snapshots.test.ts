@@ -13,7 +13,7 @@ let files = 0;
 const freshFile = (): string => join(dir, `runs-${files++}.db`);
 
 afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 describeSnapshotRuns('sqlite (temp file)', async () => createSqliteSnapshotStorage({ path: freshFile() }));

@@ -71,7 +71,7 @@ export function useChromium(): Chromium {
   });
   afterAll(async () => {
     await context?.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   });
   return {
     newPage: () => (context as BrowserContext).newPage(),

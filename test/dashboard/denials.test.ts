@@ -10,7 +10,7 @@ const dirs: string[] = [];
 const opened: Seeded[] = [];
 afterEach(async () => {
   await Promise.allSettled(opened.splice(0).map((seeded) => seeded.ledger.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 /** The seeded SQLite ledger plus one call its checks refused. */

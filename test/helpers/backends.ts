@@ -139,7 +139,9 @@ function backendOn(name: BackendName, location: string, prefix: string, dispose:
 
 function sqliteBackend(name: 'sqlite' | 'node-sqlite'): DurableBackend {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-ledger-db-'));
-  return backendOn(name, join(dir, 'ledger.db'), '', async () => rmSync(dir, { recursive: true, force: true }));
+  return backendOn(name, join(dir, 'ledger.db'), '', async () =>
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
+  );
 }
 
 function redisBackend(url: string, name: 'redis' | 'ioredis' = 'redis'): DurableBackend {
@@ -562,5 +564,8 @@ export function createWorkerGroup(backend: DurableBackend): WorkerGroup {
 /** A scratch directory for effect logs and start signals. */
 export function createScratch(): { file(name: string): string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-ledger-scratch-'));
-  return { file: (name) => join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    file: (name) => join(dir, name),
+    remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
+  };
 }

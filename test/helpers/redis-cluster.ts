@@ -85,7 +85,7 @@ export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Pr
   const stop = async (): Promise<void> => {
     for (const pid of pids.values()) if (alive(pid)) process.kill(pid, 'SIGKILL');
     for (const pid of pids.values()) await until(async () => !alive(pid), `pid ${pid} did not stop`);
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   };
   const down = new Set<number>();
   const start = async (port: number): Promise<void> => {

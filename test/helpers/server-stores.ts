@@ -234,7 +234,9 @@ export async function testStore(name: StoreName, label: string): Promise<TestSto
       // Created by the driver on first open, so a file whose tests are filtered out leaves nothing.
       const dir = join(tmpdir(), `hyphae-${label}-${tag}`);
       const address: StoreAddress = { name, location: join(dir, 'ledger.db'), prefix: '' };
-      return storeOn(address, false, async () => rmSync(dir, { recursive: true, force: true }));
+      return storeOn(address, false, async () =>
+        rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
+      );
     }
     case 'redis':
     case 'ioredis': {

@@ -148,7 +148,7 @@ for (const store of stores) {
       await workers?.stop();
       workers?.kill();
       await inspector?.close();
-      rmSync(scratch, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
       await store.dispose();
       writeHistoryReport('race-rounds', store.name);
       mkdirSync(REPORT_DIR, { recursive: true });

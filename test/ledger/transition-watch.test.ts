@@ -112,7 +112,7 @@ describe('in-process wake-up of pollers', () => {
 describe('pollers outside the process (another storage object)', () => {
   let dir: string | undefined;
   afterEach(async () => {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
     dir = undefined;
   });
 

@@ -27,11 +27,15 @@ export const SERVERS = {
   ],
 } as const;
 
-/** A temp folder per test, removed after it. */
+/**
+ * A temp folder per test, removed after it: after the test's proxies are closed, and with retries,
+ * since a proxy's upstream child can still be writing its last file while the folder goes.
+ */
 export function useTempDirs(): () => string {
   const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  afterEach(async () => {
+    await closeClients();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   });
   return () => {
     const dir = mkdtempSync(join(tmpdir(), 'hyphae-mcp-'));
@@ -50,9 +54,10 @@ export interface ProxiedClient {
 }
 
 const clients: ProxiedClient[] = [];
-afterEach(async () => {
+async function closeClients(): Promise<void> {
   await Promise.allSettled(clients.splice(0).map((c) => c.close()));
-});
+}
+afterEach(closeClients);
 
 /** Write `hyphae.yaml` in `dir`. */
 export function writeConfig(dir: string, ...lines: string[]): string {

@@ -48,7 +48,8 @@ function removeAbandoned(): void {
     const pid = Number(entry.split('-')[0]);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
     try {
-      if (Date.now() - statSync(dir).mtimeMs > ABANDONED_AFTER_MS) rmSync(dir, { recursive: true, force: true });
+      if (Date.now() - statSync(dir).mtimeMs > ABANDONED_AFTER_MS)
+        rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
     } catch {
       // Removed by another run meanwhile.
     }
@@ -95,6 +96,6 @@ export default async function setup(project: TestProject): Promise<() => void> {
   process.env[WORKER_BUNDLES_ENV] = dir;
   project.onTestsRerun(() => bundleAll(dir));
   return () => {
-    rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   };
 }

@@ -104,7 +104,7 @@ describe.skipIf(!installed)('redis storage waitForReplicas', () => {
     // A replica writes the RDB of its full sync to its directory: one of ours, not the working tree.
     const dir = mkdtempSync(join(tmpdir(), 'hyphae-replica-'));
     replica = await startOwnRedis(['--replicaof', '127.0.0.1', String(primary.port), '--dir', dir]);
-    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
     for (let attempt = 0; attempt < 200; attempt += 1) {
       const { stdout } = await run('redis-cli', ['-p', String(replica.port), 'INFO', 'replication']);
       if (stdout.includes('master_link_status:up')) break;

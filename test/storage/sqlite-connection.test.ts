@@ -16,7 +16,7 @@ const driver = 'better-sqlite3';
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-connection-'));
 const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 describe('sqlite storage connection ownership', () => {
   it('accepts a better-sqlite3 Database as its structural SqliteDatabase', () => {

@@ -13,7 +13,7 @@ import { workerCommand } from '../helpers/worker-command.js';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-cross-process-'));
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 interface Outcome {
   readonly key: string;

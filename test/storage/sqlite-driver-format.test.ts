@@ -26,7 +26,7 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-format-'));
 let files = 0;
 const freshFile = (): string => join(dir, `ledger-${++files}.db`);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 const PAIRS: readonly (readonly [SqliteDriverName, SqliteDriverName])[] = [
   ['better-sqlite3', 'node:sqlite'],

@@ -12,7 +12,7 @@ import { SQLITE_DRIVERS } from './sqlite-drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-emptied-'));
 const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 async function rejectsCorrupt(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
   const error: unknown = await promise.then(

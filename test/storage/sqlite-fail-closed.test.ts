@@ -13,7 +13,7 @@ import { SQLITE_DRIVERS } from './sqlite-drivers.js';
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-fail-closed-'));
 const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 /** Assert `promise` rejects with a corrupt-storage error whose message names `location`. */
 async function rejectsCorrupt(promise: Promise<unknown>, location: string): Promise<LedgerStorageCorruptError> {

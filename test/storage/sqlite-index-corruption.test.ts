@@ -13,7 +13,7 @@ import { SQLITE_DRIVERS } from './sqlite-drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-index-'));
 const freshFile = (): string => join(dir, `ledger-${randomUUID()}.db`);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 describe.each(SQLITE_DRIVERS)('a SQLite ledger with a damaged index, through %s', (driver) => {
   it('refuses to open a ledger whose key entries are hidden, running none of three completed calls again', async () => {

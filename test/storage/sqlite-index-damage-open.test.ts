@@ -10,7 +10,7 @@ import { addRecords, checks, type DamagedEntry, damageIndexEntry, interiorEntry 
 import { SQLITE_DRIVERS } from './sqlite-drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-index-open-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 /** The three recorded calls: two with a tool call id (a ticket), one without. */
 const CALLS = [

@@ -15,7 +15,7 @@ import { applyDamage, checks, locateIndexDamage } from '../helpers/sqlite-damage
 import { SQLITE_DRIVERS } from './sqlite-drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hyphae-sqlite-key-witness-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }));
 
 const WITNESS = 'hyphae_transitions_key_witness_idx';
 const COUNT_ROWS = 'SELECT count(*) AS n FROM hyphae_transitions';

@@ -15,7 +15,7 @@ const callerDatabases: NodeSqliteDatabase[] = [];
 
 afterAll(() => {
   for (const db of callerDatabases) db.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 if (sqlite === undefined) {

@@ -11,7 +11,7 @@ const callerDatabases: Database.Database[] = [];
 
 afterAll(() => {
   for (const db of callerDatabases) db.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
 });
 
 // Each open() is a new connection to one file, as separate processes would have. better-sqlite3 by

@@ -113,7 +113,7 @@ describe('checkHistory', () => {
 describe('histories across processes', () => {
   let dir = '';
   afterEach(() => {
-    if (dir !== '') rmSync(dir, { recursive: true, force: true });
+    if (dir !== '') rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
   });
 
   it('merges JSON-line files in time order and drops a last line cut short by a kill', () => {

@@ -79,7 +79,11 @@ export async function buildChain(signer: ReceiptSigner, count: number): Promise<
 /** A temp directory removed by `remove()`. */
 export function scratchDir(): { readonly dir: string; file(name: string): string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-receipts-'));
-  return { dir, file: (name) => join(dir, name), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    file: (name) => join(dir, name),
+    remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
+  };
 }
 
 /** JSONL text of receipts, one canonical line each. */
