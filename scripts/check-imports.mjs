@@ -56,8 +56,8 @@ export const ALLOWED = {
   harness: ['core', 'records', 'errors', 'storage', 'policy'],
   // Telemetry listens to the ledger's, the fuses' and a config's events.
   otel: ['core', 'records', 'errors', 'storage', 'policy', 'config'],
-  // The dashboard reviews the MCP proxy's tool pins through the proxy's own pin store.
-  dashboard: ['core', 'records', 'errors', 'storage', 'policy', 'config', 'adapters'],
+  // The dashboard is given the MCP proxy's pin store through its options; it imports no adapter.
+  dashboard: ['core', 'records', 'errors', 'storage', 'policy', 'config'],
   cli: ['core', 'records', 'errors', 'storage', 'drivers', 'policy', 'config', 'adapters', 'dashboard', 'testing'],
   // The root entry re-exports; it imports no driver, adapter, harness or CLI.
   root: ['core', 'records', 'errors', 'storage', 'policy', 'config'],

@@ -332,6 +332,14 @@ export { LedgerDecisionDeniedError } from './ledger/caller-verdicts.js';
 export { createLedger } from './ledger/create-ledger.js';
 export { decisionDigest, EffectState, effectStateOf } from './ledger/decision.js';
 export {
+  GuardRecordError,
+  type GuardRecords,
+  type HeldCallInput,
+  type HeldCallSpend,
+  type PolicyRecord,
+  type PolicyRecordInput,
+} from './ledger/guard-records.js';
+export {
   createReceiptWriter,
   type ReceiptWriter,
   type ReceiptWriterOptions,

@@ -219,6 +219,10 @@ export interface McpSettings {
   readonly budget: { readonly maxCalls?: number; readonly maxUsd?: number };
   /** How long a stopped session stays stopped; absent: until the client starts a new session. */
   readonly cooldownMs?: number;
+  /** What a client's cancellation of a call that may not run twice does. */
+  readonly cancel: 'finish' | 'forward';
+  /** How long a stopping proxy waits for guarded calls still running upstream. */
+  readonly drainMs: number;
   readonly tools: Readonly<Record<string, McpToolPolicy>>;
 }
 

@@ -3,6 +3,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { DashboardToken } from './auth.js';
+import type { PinReviewerOf } from './pins.js';
 import type { NamedLedger, QueryLimits } from './queries.js';
 import type { DashboardReceipts } from './receipt-chain.js';
 
@@ -24,4 +25,9 @@ export interface DashboardOptions {
   /** Told of an error the dashboard answered with a 503 (a store that fails, a bug); it never prints. */
   readonly onError?: (error: unknown) => void;
   readonly limits?: Partial<QueryLimits>;
+  /**
+   * The MCP proxy's pin store of a ledger, for the MCP pins page (`hyphae dashboard` passes
+   * `createPinStore` of `hyphae/mcp`). Without it the page says it has no pins to show.
+   */
+  readonly pins?: PinReviewerOf;
 }

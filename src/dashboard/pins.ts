@@ -1,12 +1,51 @@
 /**
  * The MCP proxy's tool pins on the dashboard: every pinned definition, the changed ones waiting in
- * quarantine, and their review (approve or reject) through the same pin store `hyphae mcp approve`
- * uses. A review needs an actor and a reason, names the hash the operator looked at (a definition
- * that changed again meanwhile is refused), and is shown with what it will do before it is confirmed.
+ * quarantine, and their review (approve or reject) through the pin reviewer the dashboard is given
+ * (`hyphae dashboard` gives it the MCP proxy's own pin store, the one `hyphae mcp approve` uses). A
+ * review needs an actor and a reason, names the hash the operator looked at (a definition that
+ * changed again meanwhile is refused), and is shown with what it will do before it is confirmed.
  */
-import { createPinStore, type PinReviewResult, type ToolPin } from '../adapters/mcp/pins.js';
 import type { JsonValue } from '../core/json.js';
 import type { NamedLedger } from './queries.js';
+
+/** A tool pin as the dashboard shows it: the approved definition and the one waiting, if any. */
+export interface DashboardPin {
+  readonly server: string;
+  readonly tool: string;
+  readonly hash: string;
+  readonly definition: JsonValue;
+  readonly pending: { readonly hash: string; readonly definition: JsonValue; readonly seenAt: number } | null;
+  readonly approvedBy: string | null;
+  readonly review?: {
+    readonly action: 'approved' | 'rejected';
+    readonly hash: string;
+    readonly by: string;
+    readonly reason: string | null;
+    readonly at: number;
+  } | null;
+}
+
+/** What a review did: the pin after it, or why the pin store refused it. */
+export type DashboardPinReviewResult =
+  | { readonly ok: true; readonly pin: DashboardPin }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** The pins of one ledger: read a page, review a pending definition. */
+export interface DashboardPinReviewer {
+  list(options?: { readonly limit?: number; readonly cursor?: string }): Promise<{
+    readonly pins: readonly DashboardPin[];
+    readonly nextCursor: string | null;
+  }>;
+  review(
+    server: string,
+    tool: string,
+    action: 'approve' | 'reject',
+    input: { readonly by: string; readonly reason: string; readonly hash: string },
+  ): Promise<DashboardPinReviewResult>;
+}
+
+/** The pin reviewer of a ledger (`hyphae dashboard`: `(ledger) => createPinStore(ledger)` of `hyphae/mcp`). */
+export type PinReviewerOf = (ledger: NamedLedger['ledger']) => DashboardPinReviewer;
 
 /** The most pins read per ledger (pins are one per upstream tool). */
 export const PIN_LIMIT = 1_000;
@@ -14,16 +53,16 @@ export const PIN_LIMIT = 1_000;
 /** The pins of one ledger's store, quarantined first, and whether there were more. */
 export interface LedgerPins {
   readonly ledger: string;
-  readonly pins: readonly ToolPin[];
+  readonly pins: readonly DashboardPin[];
   readonly capped: boolean;
 }
 
-/** Read the pins of every ledger (the MCP proxy keeps them in the action ledger's store). */
-export async function readPins(ledgers: readonly NamedLedger[]): Promise<LedgerPins[]> {
+/** Read the pins of every ledger (the MCP proxy keeps them in the action ledger). */
+export async function readPins(ledgers: readonly NamedLedger[], reviewerOf: PinReviewerOf): Promise<LedgerPins[]> {
   return Promise.all(
     ledgers.map(async (named) => {
-      const store = createPinStore(named.ledger.storage);
-      const pins: ToolPin[] = [];
+      const store = reviewerOf(named.ledger);
+      const pins: DashboardPin[] = [];
       let cursor: string | null = null;
       do {
         const page: Awaited<ReturnType<typeof store.list>> = await store.list({
@@ -33,7 +72,7 @@ export async function readPins(ledgers: readonly NamedLedger[]): Promise<LedgerP
         pins.push(...page.pins);
         cursor = page.nextCursor;
       } while (cursor !== null && pins.length < PIN_LIMIT);
-      const waiting = (pin: ToolPin) => (pin.pending === null ? 1 : 0);
+      const waiting = (pin: DashboardPin) => (pin.pending === null ? 1 : 0);
       pins.sort((a, b) => waiting(a) - waiting(b) || a.server.localeCompare(b.server) || a.tool.localeCompare(b.tool));
       return { ledger: named.name, pins, capped: cursor !== null };
     }),
@@ -88,8 +127,12 @@ export function changedFields(before: JsonValue, after: JsonValue): string[] {
 }
 
 /** Run a checked review on `named`'s pin store. */
-export function runPinReview(named: NamedLedger, request: PinReviewRequest): Promise<PinReviewResult> {
-  return createPinStore(named.ledger.storage).review(request.server, request.tool, request.action, {
+export function runPinReview(
+  named: NamedLedger,
+  request: PinReviewRequest,
+  reviewerOf: PinReviewerOf,
+): Promise<DashboardPinReviewResult> {
+  return reviewerOf(named.ledger).review(request.server, request.tool, request.action, {
     by: request.by,
     reason: request.reason,
     hash: request.hash,

@@ -21,7 +21,7 @@ import type { RecordKind, TransitionRecord } from '../storage/transition-record.
 /** A ledger of the config, under the name the dashboard shows (`action`, `task`). */
 export interface NamedLedger {
   readonly name: string;
-  readonly ledger: Pick<Ledger, 'get' | 'list' | 'release' | 'markWorkerDead' | 'storage'>;
+  readonly ledger: Pick<Ledger, 'get' | 'list' | 'release' | 'markWorkerDead' | 'storage' | 'records'>;
 }
 
 /** How much one request may read. */

@@ -14,6 +14,7 @@ import { type Body, scheduleOn } from './claim-records.js';
 import { refuseDenied } from './denial-records.js';
 import { execute } from './execute.js';
 import type { ExecutorContext } from './executor-context.js';
+import { createGuardRecords } from './guard-records.js';
 import { markWorkerDead } from './mark-worker-dead.js';
 import { releaseTransition, waitForTransition } from './operator-actions.js';
 import { newOwnerPrefix } from './owner-id.js';
@@ -225,6 +226,7 @@ export function createLedger(given: LedgerOptions): Ledger {
       );
     },
     release: (key, input) => releaseTransition(ctx, key, input),
+    records: createGuardRecords(ctx),
     markWorkerDead: ((target: Parameters<typeof markWorkerDead>[1], input: Parameters<typeof markWorkerDead>[2]) =>
       markWorkerDead(ctx, target, input)) as Ledger['markWorkerDead'],
     waitFor: (key, waitOptions) => waitForTransition(ctx, key, waitOptions),

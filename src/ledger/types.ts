@@ -8,6 +8,7 @@ import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-stora
 import type { Receipt } from '../storage/receipt.js';
 import type { ReceiptSink } from '../storage/receipt-sink.js';
 import type { LedgerScope, RecordedError, TransitionRecord } from '../storage/transition-record.js';
+import type { GuardRecords } from './guard-records.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';
 import type { ReceiptSigner } from './receipts/signers.js';
 import type { ToolCapability } from './tool-capability.js';
@@ -365,6 +366,11 @@ export interface Ledger {
   /** Run `fn` with a ledger scope (thread, run, node) and optionally a dispatch id. */
   run<R>(scope: LedgerScope & { readonly dispatchId?: string }, fn: () => R): R;
   release(key: string, input: ReleaseInput): Promise<TransitionRecord>;
+  /**
+   * The records a guard keeps beside the transitions (policy records such as MCP tool pins, calls
+   * held for an operator) and the transition a call's ticket resolved to.
+   */
+  readonly records: GuardRecords;
   /**
    * Record durably that the owner of an IN_FLIGHT transition is dead (who, why, when): its lease
    * ends now and its claim is fenced, so a peer may take it over or an operator release it.

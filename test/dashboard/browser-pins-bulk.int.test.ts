@@ -30,6 +30,7 @@ function served(seeded: Seeded): Promise<RunningDashboard> {
     receipts: { sink: seeded.sink, keys: seeded.signer },
     allowAnonymous: true,
     allowedHosts: ['127.0.0.1', 'localhost'],
+    pins: (ledger) => createPinStore(ledger),
   });
 }
 
@@ -47,7 +48,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('pins and bulk action
   describe.each(tables(pinStores))('pins over $name', (store) => {
     it.skipIf(store.skip)('approves a quarantined tool definition after its confirm step', async () => {
       const seeded = await seedLedger(store.open());
-      await seedPins(seeded.ledger.storage);
+      await seedPins(seeded.ledger);
       const dashboard = await served(seeded);
       const page = await browser.newPage();
       const screenshots = store.name === 'sqlite';
@@ -66,7 +67,7 @@ describe.skipIf(executablePath === undefined && !REQUIRED)('pins and bulk action
         await page.getByRole('button', { name: 'Confirm: approve' }).click();
         await expect.poll(() => page.locator('.flash.ok').first().textContent()).toContain('approved by ada');
         expect(await page.locator('[data-count="quarantined"]').textContent()).toBe('0');
-        const pin = await createPinStore(seeded.ledger.storage).get('weather', 'forecast');
+        const pin = await createPinStore(seeded.ledger).get('weather', 'forecast');
         expect(pin?.hash).toBe(definitionHash(PIN_DEFINITIONS.forecastChanged));
         expect(pin?.review).toMatchObject({ by: 'ada', reason: 'the vendor changelog lists the new description' });
       } finally {

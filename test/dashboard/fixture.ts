@@ -107,6 +107,7 @@ export function dashboardOf(seeded: Seeded, options: Partial<DashboardOptions> =
     ledgers: [{ name: 'action', ledger: seeded.ledger }],
     receipts: { sink: seeded.sink, keys: seeded.signer },
     allowAnonymous: true,
+    pins: (ledger) => createPinStore(ledger),
     ...options,
   }) as unknown as Hono;
 }
@@ -161,9 +162,9 @@ export const PIN_DEFINITIONS = {
   echo: { name: 'echo', description: 'Echoes its text', inputSchema: { type: 'object' } },
 } as const;
 
-/** Pin `echo` and `forecast` of server `weather` in `storage`, then quarantine a changed `forecast`. */
-export async function seedPins(storage: LedgerStorage): Promise<void> {
-  const pins = createPinStore(storage);
+/** Pin `echo` and `forecast` of server `weather` in `ledger`, then quarantine a changed `forecast`. */
+export async function seedPins(ledger: Pick<Ledger, 'records'>): Promise<void> {
+  const pins = createPinStore(ledger);
   await pins.check('weather', PIN_DEFINITIONS.echo);
   await pins.check('weather', PIN_DEFINITIONS.forecast);
   await pins.check('weather', PIN_DEFINITIONS.forecastChanged);

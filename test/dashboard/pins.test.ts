@@ -5,8 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPinStore, definitionHash } from '../../src/adapters/mcp/pins.js';
+import { createDashboardApp } from '../../src/dashboard/create-dashboard-app.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
 import { clientOf, dashboardOf, PIN_DEFINITIONS, type Seeded, seedLedger, seedPins } from './fixture.js';
 
@@ -22,7 +24,7 @@ async function seeded(): Promise<Seeded> {
   dirs.push(dir);
   const result = await seedLedger(createSqliteStorage({ path: join(dir, 'ledger.db') }));
   opened.push(result);
-  await seedPins(result.ledger.storage);
+  await seedPins(result.ledger);
   return result;
 }
 
@@ -62,11 +64,11 @@ describe('MCP pins on the dashboard', () => {
     expect(confirm.status).toBe(200);
     const text = await confirm.text();
     expect(text).toContain('next tools/list shows `forecast` again, with this definition');
-    expect((await createPinStore(s.ledger.storage).get('weather', 'forecast'))?.hash).toBe(OLD_HASH);
+    expect((await createPinStore(s.ledger).get('weather', 'forecast'))?.hash).toBe(OLD_HASH);
 
     const done = await client.post('/pins/act', review(client.csrf(), 'approve', { confirm: 'yes' }));
     expect(done.status).toBe(303);
-    const pin = await createPinStore(s.ledger.storage).get('weather', 'forecast');
+    const pin = await createPinStore(s.ledger).get('weather', 'forecast');
     expect(pin).toMatchObject({ hash: NEW_HASH, pending: null, approvedBy: 'ada' });
     expect(pin?.review).toMatchObject({ action: 'approved', by: 'ada', reason: 'vendor changelog says so' });
     const after = await (await client.get(done.headers.get('location') ?? '/pins')).text();
@@ -82,7 +84,7 @@ describe('MCP pins on the dashboard', () => {
     expect(confirm).toContain('The old pin stays');
     const done = await client.post('/pins/act', review(client.csrf(), 'reject', { confirm: 'yes' }));
     expect(done.status).toBe(303);
-    const pins = createPinStore(s.ledger.storage);
+    const pins = createPinStore(s.ledger);
     expect((await pins.get('weather', 'forecast'))?.hash).toBe(OLD_HASH);
     expect(await pins.check('weather', PIN_DEFINITIONS.forecastChanged)).toBe('rejected');
     expect(await (await client.get('/pins')).text()).toContain('rejected by ada: vendor changelog says so');
@@ -100,7 +102,7 @@ describe('MCP pins on the dashboard', () => {
     const noReason = await client.post('/pins/confirm', review(client.csrf(), 'approve', { reason: ' ' }));
     expect(noReason.status).toBe(400);
     expect(await noReason.text()).toContain('the reason is required');
-    expect((await createPinStore(s.ledger.storage).get('weather', 'forecast'))?.pending?.hash).toBe(NEW_HASH);
+    expect((await createPinStore(s.ledger).get('weather', 'forecast'))?.pending?.hash).toBe(NEW_HASH);
   });
 
   it('refuses a review without the CSRF secret, with a read token, and in read-only mode', async () => {
@@ -127,6 +129,25 @@ describe('MCP pins on the dashboard', () => {
     const refused = await readOnly.post('/pins/act', review(readOnly.csrf(), 'approve', { confirm: 'yes' }));
     expect(refused.status).toBe(403);
     expect(await refused.text()).toContain('read-only');
-    expect((await createPinStore(s.ledger.storage).get('weather', 'forecast'))?.hash).toBe(OLD_HASH);
+    expect((await createPinStore(s.ledger).get('weather', 'forecast'))?.hash).toBe(OLD_HASH);
+  });
+});
+
+describe('MCP pins on a dashboard started without a pin store', () => {
+  it('says it has none to show, and refuses a review', async () => {
+    const s = await seeded();
+    const app = createDashboardApp({
+      ledgers: [{ name: 'action', ledger: s.ledger }],
+      allowAnonymous: true,
+    }) as unknown as Hono;
+    const client = clientOf(app);
+
+    const page = await client.get('/pins');
+    expect(page.status).toBe(404);
+    expect(await page.text()).toContain('started without a pin store');
+    await client.get(`/t/${s.unknown.key}`);
+    const refused = await client.post('/pins/act', review(client.csrf(), 'approve', { confirm: 'yes' }));
+    expect(refused.status).toBe(404);
+    expect((await createPinStore(s.ledger).get('weather', 'forecast'))?.pending?.hash).toBe(NEW_HASH);
   });
 });

@@ -12,6 +12,8 @@ describe('the `mcp` section of hyphae.yaml', () => {
       pinning: true,
       secrets: 'refuse',
       budget: {},
+      cancel: 'finish',
+      drainMs: 30_000,
       tools: {},
     });
   });
@@ -25,6 +27,8 @@ describe('the `mcp` section of hyphae.yaml', () => {
         '  retry_window: 30s',
         '  budget: { max_calls: 50, max_usd: 2.5 }',
         '  cooldown: 1h',
+        '  cancel: forward',
+        '  drain: 0s',
         '  tools:',
         '    read_file: { allowed_paths: [data], path_params: [path], secrets: redact }',
         '    pay: { side_effect_class: payment, permissions: [payments], approval: required, cost_usd: 0.1 }',
@@ -36,6 +40,7 @@ describe('the `mcp` section of hyphae.yaml', () => {
     expect(settings.mcp?.retryWindowMs).toBe(30_000);
     expect(settings.mcp?.budget).toEqual({ maxCalls: 50, maxUsd: 2.5 });
     expect(settings.mcp?.cooldownMs).toBe(3_600_000);
+    expect([settings.mcp?.cancel, settings.mcp?.drainMs]).toEqual(['forward', 0]);
     expect(settings.mcp?.tools.read_file).toEqual({
       allowedPaths: ['/project/data'],
       pathParams: ['path'],

@@ -1,7 +1,8 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, every server scenario:
  * `--suite all`) against the conformance server of `fixtures/conformance-server.ts`, directly and
- * through `hyphae mcp --url … --listen …` granted read, write and destructive — twice, by two proxy
+ * through `hyphae mcp --listen …` granted read, write and destructive, in front of the server over
+ * Streamable HTTP (`--url …`) and over stdio (`-- node conformance-server.ts`) — twice each, by proxy
  * processes in a row on one SQLite ledger. The proxy must pass every scenario the server passes.
  *
  * The suite runs on Node.js 22 or later (it imports `globSync` from `node:fs`); on an older runtime
@@ -15,6 +16,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SQLITE_LEDGER, useTempDirs, writeConfig } from './helpers.js';
 import { conformanceServerOverHttp, listenProxy } from './http-helpers.js';
+
+/** The conformance server over stdio, as `hyphae mcp -- …` starts it. */
+const CONFORMANCE_STDIO = [
+  process.execPath,
+  '--import',
+  new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).href,
+  fileURLToPath(new URL('./fixtures/conformance-server.ts', import.meta.url)),
+];
 
 const SUITE = fileURLToPath(
   new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
@@ -74,7 +83,7 @@ if (!('globSync' in fs)) {
   });
 } else {
   describe('the MCP conformance suite', () => {
-    it('passes through `hyphae mcp` every scenario it passes against the server, twice on one ledger', async () => {
+    it('passes through `hyphae mcp` every scenario it passes against the server, over HTTP and stdio, twice each on one ledger', async () => {
       const dir = tempDir();
       const upstream = await conformanceServerOverHttp(dir);
       const direct = await runSuite(upstream, dir, join(dir, 'direct'));
@@ -84,24 +93,32 @@ if (!('globSync' in fs)) {
         ...SQLITE_LEDGER,
         'fuses: { permission: { granted: [read, write, destructive] } }',
       );
+      // The proxy in front of the server over Streamable HTTP, then in front of it over stdio.
+      const upstreams = [
+        ['--url', upstream.href],
+        ['--', ...CONFORMANCE_STDIO],
+      ] as const;
       const proxied: Map<string, Verdict>[] = [];
-      for (const round of [1, 2]) {
-        const proxy = await listenProxy(dir, ['-c', config, '--listen', '127.0.0.1:0', '--url', upstream.href]);
-        proxied.push(await runSuite(proxy.url, dir, join(dir, `proxied-${round}`)));
-        await new Promise((resolve) => {
-          proxy.child.once('exit', resolve);
-          proxy.child.kill('SIGTERM');
-        });
+      for (const [leg, server] of upstreams.entries()) {
+        for (const round of [1, 2]) {
+          const proxy = await listenProxy(dir, ['-c', config, '--listen', '127.0.0.1:0', ...server]);
+          proxied.push(await runSuite(proxy.url, dir, join(dir, `proxied-${leg}-${round}`)));
+          await new Promise((resolve) => {
+            proxy.child.once('exit', resolve);
+            proxy.child.kill('SIGTERM');
+          });
+        }
       }
 
       expect(existsSync(join(dir, 'ledger.db'))).toBe(true);
       expect(direct.size).toBeGreaterThan(0);
       expect([...direct.values()].filter((verdict) => verdict === 'passed').length).toBeGreaterThan(0);
+      expect(proxied).toHaveLength(4);
       for (const results of proxied) {
         expect([...results.keys()]).toEqual([...direct.keys()]);
         expect(withoutGaps(results)).toEqual(withoutGaps(direct));
         expect(gapsOf(results)).toEqual(Object.fromEntries(Object.keys(GAPS).map((scenario) => [scenario, 'failed'])));
       }
-    }, 180_000);
+    }, 300_000);
   });
 }

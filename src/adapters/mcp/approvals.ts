@@ -3,7 +3,7 @@
  * user (`elicitation/create`); otherwise the call is held as a BLOCKED transition (tool
  * `mcp.approval`) that an operator resolves with `hyphae transitions release`: `--not-executed`
  * approves it (the next call with the same intent runs), `--completed --result …` answers it
- * without running it. The model is told the call is waiting, and that it did NOT happen.
+ * without running it. The held call is one of the ledger's held-call records (`ledger.records`). The model is told the call is waiting, and that it did NOT happen.
  *
  * An approval is spent by the call it let through: the held record keeps that call's ticket (its
  * generation: see `call-identity.ts`), so a retry of the approved call passes again (and the ledger
@@ -13,8 +13,8 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { recordArgument, stringArgument } from '../../invalid-argument.js';
-import type { LedgerStorage } from '../../storage/ledger-storage.js';
-import type { LedgerScope, OperatorResolution, TransitionRecord } from '../../storage/transition-record.js';
+import type { GuardRecords } from '../../ledger/guard-records.js';
+import type { LedgerScope } from '../../storage/transition-record.js';
 import { refusalResult } from './tool-results.js';
 import type { McpCallToolResult } from './types.js';
 
@@ -31,10 +31,9 @@ export type ApprovalDecision =
 
 /** What an approval needs. */
 export interface ApprovalContext {
-  readonly storage: LedgerStorage | undefined;
-  readonly agentId: string;
+  /** The ledger's records, where a call waits for an operator; none: only the client can approve. */
+  readonly records: GuardRecords | undefined;
   readonly scope: LedgerScope;
-  readonly now: () => number;
 }
 
 /** The key of the held approval of a call: its scope and intent ticket. */
@@ -44,74 +43,12 @@ export function approvalKey(scope: LedgerScope, ticket: string): string {
   return `mcp.approval:${sha256Hex(canonicalJson([scope.threadId ?? null, scope.runId ?? null, ticket]))}`;
 }
 
-function heldRecord(ctx: ApprovalContext, key: string, name: string, ticket: string): TransitionRecord {
-  const now = ctx.now();
-  return {
-    key,
-    kind: 'tool',
-    tool: APPROVAL_TOOL,
-    agentId: ctx.agentId,
-    policyVersion: '1',
-    scope: ctx.scope,
-    ticket,
-    ticketKey: null,
-    argsFingerprint: sha256Hex(ticket),
-    sideEffectClass: 'non_idempotent_mutate',
-    retryPermission: 'manual_reconciliation_required',
-    spendability: 'single_use',
-    outcome: 'BLOCKED',
-    boundary: 'not_crossed',
-    owner: null,
-    fence: 0,
-    version: 1,
-    leaseUntil: null,
-    lastHeartbeatAt: null,
-    attempts: 0,
-    error: {
-      name: 'ApprovalRequired',
-      message: `The call to \`${name}\` waits for approval`,
-      code: 'approval_pending',
-    },
-    externalOperationRef: null,
-    providerIdempotencyKey: null,
-    firstAttemptAt: now,
-    operatorResolution: null,
-    receiptRef: 'none',
-    createdAt: now,
-    updatedAt: now,
-    completedAt: null,
-  };
-}
-
 /** The most generations of one intent an approval walk reads; past it, a call is held unanswered. */
 const MAX_APPROVAL_GENERATIONS = 1000;
 
 /** The key of generation `n` of an intent's approval (generation 0 keeps the key it always had). */
 function generationKey(scope: LedgerScope, intent: string, n: number): string {
   return approvalKey(scope, n === 0 ? intent : `${intent}#${n}`);
-}
-
-/**
- * Spend the `not_executed` release of `record` on the call `ticket`: `mine` when this call may run
- * (it spent the release now, or it is the call that spent it), `theirs` when another call spent
- * it, `lost` when a concurrent spender's write came first (read again and decide on what it wrote).
- */
-async function spend(
-  storage: LedgerStorage,
-  now: number,
-  record: TransitionRecord,
-  resolution: OperatorResolution,
-  ticket: string,
-): Promise<'mine' | 'theirs' | 'lost'> {
-  if (resolution.consumedAt !== null) return record.ticket === ticket ? 'mine' : 'theirs';
-  const spent: TransitionRecord = {
-    ...record,
-    ticket,
-    operatorResolution: { ...resolution, consumedAt: now },
-    version: record.version + 1,
-    updatedAt: now,
-  };
-  return (await storage.update(record.key, record.version, spent)) ? 'mine' : 'lost';
 }
 
 function refused(message: string, code: string): ApprovalDecision {
@@ -157,32 +94,32 @@ export async function decideApproval(
   },
 ): Promise<ApprovalDecision> {
   if (call.elicit !== undefined) return askUser(call.elicit, call.name, call.args);
-  if (ctx.storage === undefined) {
+  if (ctx.records === undefined) {
     return refused(
       `The call to \`${call.name}\` was NOT executed: it needs approval, and neither the client nor a ledger can hold it`,
       'approval_unavailable',
     );
   }
-  const storage = ctx.storage;
+  const records = ctx.records;
   for (let n = 0; n < MAX_APPROVAL_GENERATIONS; n++) {
     const key = generationKey(ctx.scope, call.ticket, n);
-    let record = await storage.get(key);
-    if (record === null) {
-      const created = await storage.create(heldRecord(ctx, key, call.name, call.ticket));
-      record = created.record;
-    }
-    const resolution = record.operatorResolution;
-    if (resolution?.verified === 'completed') {
+    const record = await records.hold({
+      key,
+      tool: APPROVAL_TOOL,
+      scope: ctx.scope,
+      ticket: call.ticket,
+      code: 'approval_pending',
+      message: `The call to \`${call.name}\` waits for approval`,
+    });
+    if (record.operatorResolution?.verified === 'completed') {
       if (record.result !== undefined)
         return { status: 'answered', result: record.result as unknown as McpCallToolResult };
       return pending(call.name, key);
     }
-    if (resolution === null) return pending(call.name, key);
-    const spent = await spend(storage, ctx.now(), record, resolution, call.callTicket ?? call.ticket);
+    const spent = await records.spend(record, call.callTicket ?? call.ticket);
+    if (spent === 'unreleased') return pending(call.name, key);
     if (spent === 'mine') return { status: 'approved' };
-    if (spent === 'lost') {
-      n -= 1;
-    }
+    if (spent === 'lost') n -= 1;
     // Spent by another call: this one is the next generation's.
   }
   return pending(call.name, generationKey(ctx.scope, call.ticket, MAX_APPROVAL_GENERATIONS));

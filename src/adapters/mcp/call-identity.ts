@@ -20,10 +20,9 @@
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { unreadableArgument } from '../../invalid-argument.js';
-import { ticketKey } from '../../ledger/transition-key.js';
+import type { GuardRecords } from '../../ledger/guard-records.js';
 import type { Ledger, LedgeredFunction } from '../../ledger/types.js';
 import type { SideEffectClass } from '../../storage/envelope.js';
-import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { LedgerScope, TransitionRecord } from '../../storage/transition-record.js';
 import type { JsonRpcId } from './types.js';
 
@@ -46,8 +45,8 @@ export function idempotencyKeyOf(meta: unknown): string | undefined {
 
 /** What identifying a call needs. */
 export interface CallIdentityContext {
-  readonly storage: LedgerStorage | undefined;
-  readonly agentId: string;
+  /** The ledger's records: a call's transition by its ticket. None: calls are not ledgered. */
+  readonly records: GuardRecords | undefined;
   readonly scope: LedgerScope;
   readonly windowMs: number;
   readonly now: () => number;
@@ -68,7 +67,7 @@ export async function callTicket(
 ): Promise<string> {
   const key = idempotencyKeyOf(call.meta);
   if (key !== undefined) return `key:${key}`;
-  if (call.sideEffectClass === 'read' || ctx.storage === undefined)
+  if (call.sideEffectClass === 'read' || ctx.records === undefined)
     return `rpc:${ctx.nonce}:${JSON.stringify(call.rpcId)}`;
   const digest = sha256Hex(canonicalJson([call.name, call.args ?? null]));
   const now = ctx.now();
@@ -93,7 +92,7 @@ export function deliveredTicket(ticket: string): string {
 }
 
 function findTicket(ctx: CallIdentityContext, ticket: string): Promise<TransitionRecord | null> {
-  return (ctx.storage as LedgerStorage).findByTicket(ticketKey(ctx.scope, ctx.agentId, ticket));
+  return (ctx.records as GuardRecords).byTicket(ctx.scope, ticket);
 }
 
 /**

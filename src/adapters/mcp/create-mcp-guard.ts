@@ -157,8 +157,7 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
   const { ledger } = options;
   const clock = options.clock ?? systemClock;
   let server = options.server ?? 'upstream';
-  const pins =
-    ledger !== undefined && policy.pinning !== false ? createPinStore(ledger.storage, () => clock.now()) : undefined;
+  const pins = ledger !== undefined && policy.pinning !== false ? createPinStore(ledger, () => clock.now()) : undefined;
   const catalogue = createCatalogue({ policy, pins, server: () => server });
   const fuses = createSessionFuses(catalogue, policy, options.loop);
   const scope = { threadId: policy.principal ?? 'default', runId: policy.session ?? 'default' };
@@ -215,8 +214,7 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     const entry = catalogue.get(name);
     const sideEffectClass = entry?.sideEffectClass ?? 'non_idempotent_mutate';
     const identity = {
-      storage: ledger?.storage,
-      agentId: ledger?.agentId ?? '',
+      records: ledger?.records,
       scope,
       windowMs,
       now: () => clock.now(),
@@ -240,7 +238,7 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
         const key = idempotencyKeyOf(call.meta);
         const intent = key === undefined ? `intent:${fingerprint([name, args])}` : `key:${key}`;
         decision = await decideApproval(
-          { storage: ledger?.storage, agentId: ledger?.agentId ?? '', scope, now: () => clock.now() },
+          { records: ledger?.records, scope },
           { name, args, ticket: intent, callTicket: ticket, elicit: call.elicit },
         );
       } catch {

@@ -1,16 +1,17 @@
 /**
  * Tool pinning: each upstream tool's definition is hashed when first seen and the hash is pinned in
- * the ledger's store; a definition whose hash differs from its pin is quarantined until an operator
- * approves it. A pin is a record of kind `task` whose tool is `mcp.pin`, so every ledger driver
- * stores it and `hyphae transitions list --tool mcp.pin` shows it.
+ * the ledger; a definition whose hash differs from its pin is quarantined until an operator
+ * approves it. A pin is one of the ledger's policy records, family `mcp.pin`, so every ledger
+ * driver stores it and `hyphae transitions list --tool mcp.pin` shows it.
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
+import { InvalidArgumentError } from '../../core/guard-error.js';
 import type { JsonValue } from '../../core/json.js';
 import { GuardError } from '../../errors.js';
-import { unreadableArgument } from '../../invalid-argument.js';
-import type { LedgerStorage } from '../../storage/ledger-storage.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import { objectArgument, readArgument, unreadableArgument } from '../../invalid-argument.js';
+import type { GuardRecords, PolicyRecord } from '../../ledger/guard-records.js';
+import type { Ledger } from '../../ledger/types.js';
 import type { McpToolDefinition } from './types.js';
 
 /** The tool name of pin records. */
@@ -97,16 +98,16 @@ function isPin(value: unknown): value is Omit<ToolPin, 'server' | 'tool'> {
   return typeof pin.hash === 'string' && 'definition' in pin && 'pending' in pin;
 }
 
-function readPin(record: TransitionRecord, server: string, tool: string): ToolPin {
-  const body = record.result as unknown;
+function readPin(record: PolicyRecord, server: string, tool: string): ToolPin {
+  const body = record.body as unknown;
   if (record.tool !== PIN_TOOL || !isPin(body)) {
     throw new McpPinStoreError(`The pin of tool \`${tool}\` of \`${server}\` is not a pin record`);
   }
   return { ...body, server, tool };
 }
 
-/** The pin a record of tool `mcp.pin` holds (its server and tool are its scope's thread and run). */
-export function readPinRecord(record: TransitionRecord): ToolPin {
+/** The pin a policy record of family `mcp.pin` holds (its server and tool are its scope's thread and run). */
+export function readPinRecord(record: PolicyRecord): ToolPin {
   return readPin(record, record.scope.threadId ?? '', record.scope.runId ?? '');
 }
 
@@ -117,49 +118,6 @@ function bodyOf(pin: ToolPin): Omit<ToolPin, 'server' | 'tool'> {
     pending: pin.pending,
     approvedBy: pin.approvedBy,
     ...(pin.review === undefined ? {} : { review: pin.review }),
-  };
-}
-
-function pinRecord(
-  key: string,
-  server: string,
-  tool: string,
-  body: Omit<ToolPin, 'server' | 'tool'>,
-  now: number,
-  previous: TransitionRecord | null,
-): TransitionRecord {
-  return {
-    key,
-    kind: 'task',
-    tool: PIN_TOOL,
-    agentId: previous?.agentId ?? 'mcp',
-    policyVersion: previous?.policyVersion ?? '1',
-    scope: { threadId: server, runId: tool },
-    ticket: null,
-    ticketKey: null,
-    argsFingerprint: sha256Hex(canonicalJson([server, tool])),
-    sideEffectClass: 'read',
-    retryPermission: 'safe_retry',
-    spendability: 'multi_use',
-    outcome: 'COMPLETED',
-    boundary: 'not_crossed',
-    owner: null,
-    fence: 0,
-    version: (previous?.version ?? 0) + 1,
-    leaseUntil: null,
-    lastHeartbeatAt: null,
-    attempts: 0,
-    result: { ...body } as unknown as JsonValue,
-    error: null,
-    externalOperationRef: null,
-    providerIdempotencyKey: null,
-    firstAttemptAt: previous?.firstAttemptAt ?? now,
-    operatorResolution: null,
-    // Pins owe no receipt: they are policy, not transitions.
-    receiptRef: 'none',
-    createdAt: previous?.createdAt ?? now,
-    updatedAt: now,
-    completedAt: previous?.completedAt ?? now,
   };
 }
 
@@ -184,22 +142,44 @@ export interface PinStore {
   }>;
 }
 
-/** A pin store on `storage`; a read that fails or finds a malformed pin throws {@link McpPinStoreError}. */
-export function createPinStore(storage: LedgerStorage, clock: () => number = Date.now): PinStore {
-  async function load(server: string, tool: string): Promise<TransitionRecord | null> {
+/**
+ * A pin store on the records of `ledger` (the ledger's policy records of family `mcp.pin`); a read
+ * that fails or finds a malformed pin throws {@link McpPinStoreError}.
+ */
+export function createPinStore(ledger: Pick<Ledger, 'records'>, clock: () => number = Date.now): PinStore {
+  objectArgument('createPinStore', 'ledger', ledger);
+  const records = readArgument('createPinStore', 'ledger', () => {
+    const found = ledger.records as GuardRecords | undefined;
+    if (found === null || typeof found !== 'object' || typeof found.getPolicy !== 'function') {
+      throw new InvalidArgumentError('createPinStore', 'ledger', 'must be a ledger: it has no `records`');
+    }
+    return found;
+  });
+  async function load(server: string, tool: string): Promise<PolicyRecord | null> {
     try {
-      return await storage.get(pinKey(server, tool));
+      return await records.getPolicy(pinKey(server, tool));
     } catch (error) {
       throw new McpPinStoreError(`The pin of tool \`${tool}\` of \`${server}\` cannot be read`, { cause: error });
     }
   }
 
-  async function write(key: string, next: TransitionRecord, previous: TransitionRecord | null): Promise<boolean> {
+  /** Write the pin of `tool` of `server` over `previous` (null: the first); false when another write came first. */
+  async function write(
+    server: string,
+    tool: string,
+    body: Omit<ToolPin, 'server' | 'tool'>,
+    previous: PolicyRecord | null,
+  ): Promise<boolean> {
+    const input = {
+      key: pinKey(server, tool),
+      tool: PIN_TOOL,
+      scope: { threadId: server, runId: tool },
+      body: { ...body } as unknown as JsonValue,
+    };
     try {
-      if (previous === null) return (await storage.create(next)).created;
-      return await storage.update(key, previous.version, next);
+      return (await records.putPolicy(input, previous?.version ?? null)) !== null;
     } catch (error) {
-      throw new McpPinStoreError(`The pin of tool \`${next.scope.runId}\` cannot be written`, { cause: error });
+      throw new McpPinStoreError(`The pin of tool \`${tool}\` cannot be written`, { cause: error });
     }
   }
 
@@ -212,7 +192,6 @@ export function createPinStore(storage: LedgerStorage, clock: () => number = Dat
     if (typeof input.by !== 'string' || input.by.trim() === '') {
       throw new GuardError('invalid_argument', 'A pin review needs a non-empty `by`');
     }
-    const key = pinKey(server, tool);
     const record = await load(server, tool);
     const name = `\`${tool}\` of \`${server}\``;
     if (record === null) return { ok: false, code: 'pin_not_found', message: `Tool ${name} has no pin` };
@@ -249,22 +228,20 @@ export function createPinStore(storage: LedgerStorage, clock: () => number = Dat
             review: verdict,
           }
         : { ...bodyOf(pin), pending: null, review: verdict };
-    const next = pinRecord(key, server, tool, body, now, record);
-    if (!(await write(key, next, record))) {
+    if (!(await write(server, tool, body, record))) {
       return { ok: false, code: 'pin_changed', message: `The pin of tool ${name} changed while reviewing; try again` };
     }
-    return { ok: true, pin: readPin(next, server, tool) };
+    return { ok: true, pin: { ...body, server, tool } };
   }
 
   return {
     async check(server, tool) {
-      const key = pinKey(server, tool.name);
       const hash = definitionHash(tool);
       for (let attempt = 0; attempt < 5; attempt++) {
         const record = await load(server, tool.name);
         if (record === null) {
           const body = { hash, definition: pinnedDefinition(tool), pending: null, approvedBy: null };
-          if (await write(key, pinRecord(key, server, tool.name, body, clock(), null), null)) return 'new';
+          if (await write(server, tool.name, body, null)) return 'new';
           continue;
         }
         const pin = readPin(record, server, tool.name);
@@ -275,7 +252,7 @@ export function createPinStore(storage: LedgerStorage, clock: () => number = Dat
           ...bodyOf(pin),
           pending: { hash, definition: pinnedDefinition(tool), seenAt: clock() },
         };
-        if (await write(key, pinRecord(key, server, tool.name, body, clock(), record), record)) return 'changed';
+        if (await write(server, tool.name, body, record)) return 'changed';
       }
       throw new McpPinStoreError(`The pin of tool \`${tool.name}\` of \`${server}\` keeps changing under us`);
     },
@@ -289,13 +266,9 @@ export function createPinStore(storage: LedgerStorage, clock: () => number = Dat
       return record === null ? null : readPin(record, server, tool);
     },
     async list(options = {}) {
-      let page: Awaited<ReturnType<LedgerStorage['list']>>;
+      let page: Awaited<ReturnType<GuardRecords['listPolicies']>>;
       try {
-        page = await storage.list({
-          tool: PIN_TOOL,
-          limit: options.limit ?? 100,
-          ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
-        });
+        page = await records.listPolicies(PIN_TOOL, options);
       } catch (error) {
         throw new McpPinStoreError('The pins cannot be listed', { cause: error });
       }

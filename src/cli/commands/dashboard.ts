@@ -4,6 +4,8 @@
  * `hono` and `@hono/node-server` are optional peers, loaded here and only here: the library and
  * every other command work without them.
  */
+
+import { createPinStore } from '../../adapters/mcp/pins.js';
 import { openReceiptSigner, openReceiptSink } from '../../config/open-stores.js';
 import { checkToken, type DashboardToken, isLoopback, LOOPBACK_HOSTS } from '../../dashboard/auth.js';
 import { GuardError } from '../../errors.js';
@@ -157,6 +159,7 @@ async function serve(
       allowAnonymous: loopback && tokens.length === 0,
       ...(loopback ? { allowedHosts: [...LOOPBACK_HOSTS, host.toLowerCase()] } : {}),
       readOnly: flag(parsed, 'read-only'),
+      pins: (ledger) => createPinStore(ledger),
       onError: (error) => ctx.err.line(error instanceof Error ? (error.stack ?? error.message) : String(error)),
       ...(receipts === undefined ? {} : { receipts }),
     });

@@ -88,7 +88,7 @@ async function review(action: 'approve' | 'reject', args: readonly string[], ctx
       ctx.err.line(`The config has no \`action_ledger\`: there are no pins to ${action}`);
       return ExitCode.failed;
     }
-    const pins = createPinStore(config.ledger.storage);
+    const pins = createPinStore(config.ledger);
     const result = await pins.review(server, tool, action, { by, ...(reason === undefined ? {} : { reason }) });
     if (!result.ok) {
       ctx.err.line(result.message);

@@ -18,7 +18,7 @@ export function guardOptionsFrom(
   overrides: PolicyOverrides,
 ): Omit<McpGuardOptions, 'onEvent'> {
   const settings = config?.settings;
-  const mcp = settings?.mcp;
+  const { drainMs: _drain, ...mcp } = settings?.mcp ?? {};
   const permission = settings?.fuses?.permission;
   const policy: McpPolicy = {
     ...mcp,

@@ -41,6 +41,7 @@ export async function runProxy(
         },
       }),
       onError: (error) => ctx.err.line(`hyphae mcp: ${error.message}`),
+      ...(config?.settings.mcp === undefined ? {} : { drainMs: config.settings.mcp.drainMs }),
     });
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {

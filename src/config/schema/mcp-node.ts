@@ -12,8 +12,11 @@ import { boolean, map, mapping, type Node, number, oneOf, optional, string } fro
 
 /** Default window in which a repeated side-effecting call with the same arguments is a retry: ten minutes. */
 export const DEFAULT_MCP_RETRY_WINDOW_MS = 600_000;
+/** The default `mcp.drain`: 30 s. */
+export const DEFAULT_MCP_DRAIN_MS = 30_000;
 
 const SECRETS = ['refuse', 'redact', 'off'] as const;
+const CANCEL = ['finish', 'forward'] as const;
 
 function mcpToolNode(): Node<McpToolPolicy> {
   const node = object(
@@ -108,6 +111,19 @@ export function mcpNode(): Node<McpSettings> {
             'How long a stopped session (budget spent, too many permission denials) stays stopped; then its budget, denials and loop window start over (default: until the client starts a new session).',
         }),
       ),
+      cancel: optional(
+        oneOf(CANCEL, {
+          description:
+            "What a client's cancellation of a `keyed_mutate`, `non_idempotent_mutate` or `irreversible` call does: `finish` lets it run to its end and records the result for the retry, `forward` passes the cancellation upstream and records the call as UNKNOWN (default `finish`).",
+        }),
+      ),
+      drain: optional(
+        duration({
+          description:
+            'How long the proxy waits, when it stops, for guarded calls still running upstream, so their outcomes are recorded (default `30s`; `0s` waits for none).',
+          positive: false,
+        }),
+      ),
       tools: optional(record(mcpToolNode(), { description: 'Per-tool policy, by the upstream tool name.' })),
     },
     { description: 'The guarding MCP proxy `hyphae mcp`.' },
@@ -123,6 +139,8 @@ export function mcpNode(): Node<McpSettings> {
       secrets: raw.secrets ?? 'refuse',
       budget: defined({ maxCalls: raw.budget?.max_calls, maxUsd: raw.budget?.max_usd }),
       ...(raw.cooldown === undefined ? {} : { cooldownMs: raw.cooldown }),
+      cancel: raw.cancel ?? 'finish',
+      drainMs: raw.drain ?? DEFAULT_MCP_DRAIN_MS,
       tools: raw.tools ?? {},
     }),
   );

@@ -2,12 +2,17 @@
  * The MCP pins page: every pinned tool definition, the changed ones in quarantine with what
  * changed, and (for an operator who may act) the review forms; and the review's confirm step.
  */
-import type { ToolPin } from '../../adapters/mcp/pins.js';
-import { changedFields, describePinReview, type LedgerPins, type PinReviewRequest } from '../pins.js';
+import {
+  changedFields,
+  type DashboardPin,
+  describePinReview,
+  type LedgerPins,
+  type PinReviewRequest,
+} from '../pins.js';
 import { type Html, html } from './html.js';
 import { isoTime } from './layout.js';
 
-function status(pin: ToolPin): Html {
+function status(pin: DashboardPin): Html {
   if (pin.pending !== null) return html`<span class="badge o-BLOCKED">quarantined: review pending</span>`;
   if (pin.review?.action === 'rejected') {
     return html`<span class="badge o-UNKNOWN">pinned; a change was rejected</span>`;
@@ -15,13 +20,13 @@ function status(pin: ToolPin): Html {
   return html`<span class="badge o-COMPLETED">pinned</span>`;
 }
 
-function lastReview(pin: ToolPin): string {
+function lastReview(pin: DashboardPin): string {
   const review = pin.review;
   if (review === undefined || review === null) return pin.approvedBy === null ? '-' : `approved by ${pin.approvedBy}`;
   return `${review.action} by ${review.by}${review.reason === null ? '' : `: ${review.reason}`} (${isoTime(review.at)})`;
 }
 
-function reviewForm(ledger: string, pin: ToolPin, hash: string, csrf: string, action: 'approve' | 'reject'): Html {
+function reviewForm(ledger: string, pin: DashboardPin, hash: string, csrf: string, action: 'approve' | 'reject'): Html {
   const title = action === 'approve' ? 'Approve the new definition' : 'Reject it (keep the old pin)';
   return html`<form class="action card" method="post" action="/pins/confirm" data-pin-action="${action}">
 <h2>${title}</h2>
@@ -34,7 +39,7 @@ function reviewForm(ledger: string, pin: ToolPin, hash: string, csrf: string, ac
 </form>`;
 }
 
-function pendingCard(ledger: string, pin: ToolPin, csrf: string | undefined, noActions: string | undefined): Html {
+function pendingCard(ledger: string, pin: DashboardPin, csrf: string | undefined, noActions: string | undefined): Html {
   const pending = pin.pending;
   if (pending === null) return html``;
   const fields = changedFields(pin.definition, pending.definition);
