@@ -8,7 +8,7 @@
 export { answerToolUses } from './anthropic/answer-tool-uses.js';
 export { anthropicGuardMiddleware, guardAnthropicClient } from './anthropic/guard-client.js';
 export { guardRunnableTool, guardRunnableTools } from './anthropic/guard-tool.js';
-export { isRefusedModelCall } from './anthropic/stop-response.js';
+export { type AnthropicStopVerdict, stoppedVerdictOf } from './anthropic/stop-response.js';
 export type {
   AnthropicApiRequest,
   AnthropicClientLike,

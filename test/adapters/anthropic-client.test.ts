@@ -14,7 +14,7 @@ import {
   type GuardRun,
   guardAnthropicClient,
   guardRunnableTools,
-  isRefusedModelCall,
+  stoppedVerdictOf,
 } from '../../src/adapters/anthropic.js';
 import { budgetFuse, createFuseBox, createLedger, createMemoryStorage, loopFuse } from '../../src/index.js';
 import { type FakeMessagesApi, historyError, type Step, startFakeMessagesApi } from './anthropic/fake-messages-api.js';
@@ -93,7 +93,8 @@ describe.each(modes)('the loop fuse under the tool runner, %s', (_, mode) => {
     const final = await runner(repeatedLookups, mode, { guards, tools: [tool] });
     expect(lookups).toHaveLength(2);
     expect(api?.requests).toHaveLength(3);
-    expect(isRefusedModelCall(final)).toBe(true);
+    expect(stoppedVerdictOf(final)).toMatchObject({ code: 'loop_repeat', terminal: true });
+    expect(final.content).toEqual([{ type: 'text', text: guards.stopped?.message }]);
     expect(final.stop_reason).toBe('end_turn');
     expect(guards.stopped?.code).toBe('loop_repeat');
   });
@@ -130,7 +131,7 @@ describe.each(modes)('the budget pre-flight under the tool runner, %s', (_, mode
     const final = await runner(script, mode, { guards, tools: [tool] });
     // Two requests booked 1,840 tokens; input and output alone would be 240, and the third would go.
     expect(api?.requests).toHaveLength(2);
-    expect(isRefusedModelCall(final)).toBe(true);
+    expect(stoppedVerdictOf(final)).toMatchObject({ terminal: true });
     expect(guards.stopped?.stage).toBe('model');
   });
 });

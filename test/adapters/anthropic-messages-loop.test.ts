@@ -12,7 +12,7 @@ import {
   createGuardPipeline,
   type GuardRun,
   guardAnthropicClient,
-  isRefusedModelCall,
+  stoppedVerdictOf,
 } from '../../src/adapters/anthropic.js';
 import { createFuseBox, createLedger, createMemoryStorage, loopFuse, permissionFuse } from '../../src/index.js';
 import { type FakeMessagesApi, historyError, type Step, startFakeMessagesApi } from './anthropic/fake-messages-api.js';
@@ -61,7 +61,7 @@ async function loop(script: Step[], guards: GuardRun, tools: readonly AnthropicR
     messages.push({ role: reply.role, content: reply.content });
     const results = await answerToolUses(reply, tools, guards);
     if (results === null) return { reply, messages };
-    messages.push(results as MessageParam);
+    messages.push(results);
   }
 }
 
@@ -102,7 +102,7 @@ describe.each([
     const { reply } = await loop(script, guards, tools, stream);
     expect(lookups).toEqual([7, 7]);
     expect(api?.requests).toHaveLength(3);
-    expect(isRefusedModelCall(reply)).toBe(true);
+    expect(stoppedVerdictOf(reply)).toMatchObject({ terminal: true });
   });
 
   it('answers a refused call with is_error that says it was NOT executed', async () => {

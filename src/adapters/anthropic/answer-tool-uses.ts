@@ -29,7 +29,7 @@ function toolUsesOf(content: unknown): ToolUse[] {
 function answer(use: ToolUse, outcome: ToolCallOutcome, signal: AbortSignal | undefined): AnthropicToolResultBlock {
   switch (outcome.status) {
     case 'ok':
-      return { type: 'tool_result', tool_use_id: use.id, content: resultContent(outcome.result) };
+      return { type: 'tool_result', tool_use_id: use.id, content: resultContent(outcome.result) as string | never[] };
     case 'refused':
       return { type: 'tool_result', tool_use_id: use.id, content: outcome.message, is_error: true };
     case 'error':

@@ -79,7 +79,10 @@ export function anthropicGuardMiddleware(guards: GuardRun, options: AnthropicGua
       tools: plan.body.tools ?? plan.tools,
       maxOutputTokens: typeof body.max_tokens === 'number' ? body.max_tokens : undefined,
     });
-    if (gate.status === 'refused') return stopResponse(gate.refusal, model, body.stream === true, ++refused);
+    if (gate.status === 'refused') {
+      // The note of what stopped the run, rather than the echo `run_stopped`.
+      return stopResponse(guards.stopped ?? gate.refusal, model, body.stream === true, ++refused);
+    }
     let response: Response;
     try {
       const headers = new Headers(request.headers);

@@ -2,8 +2,10 @@
  * The response a guarded client gives, without sending the request, to a model call the guards
  * refused (a stopped run, the budget): a final assistant message (`end_turn`, the refusal's note,
  * no tool use), so a tool runner ends with it and a hand-written loop sees a turn without tool use.
- * As JSON, or as the Messages SSE stream when the request asked for one.
+ * The verdict is on the message, in `hyphae`. As JSON, or as the Messages SSE stream when the
+ * request asked for one.
  */
+import { unreadableArgument } from '../../invalid-argument.js';
 import type { GuardRefusal } from '../shared/types.js';
 
 /** The `id` prefix of a message the guards wrote in place of a model request. */
@@ -26,6 +28,7 @@ function stopMessage(refusal: GuardRefusal, model: string, sequence: number) {
     stop_reason: 'end_turn',
     stop_sequence: null,
     usage: zeroUsage,
+    hyphae: { stage: refusal.stage, code: refusal.code, reason: refusal.reason, terminal: refusal.terminal },
   };
 }
 
@@ -62,9 +65,25 @@ export function stopResponse(refusal: GuardRefusal, model: string, stream: boole
   return new Response(text, { status: 200, headers: { ...headers, 'content-type': 'text/event-stream' } });
 }
 
-/** Whether `message` (a reply of a guarded client) is one the guards wrote in place of a model request. */
-export function isRefusedModelCall(message: unknown): boolean {
-  if (typeof message !== 'object' || message === null) return false;
-  const id = (message as { id?: unknown }).id;
-  return typeof id === 'string' && id.startsWith(STOP_MESSAGE_PREFIX);
+/** The verdict on a message a guarded client wrote in place of a model request. */
+export interface AnthropicStopVerdict {
+  readonly stage: string;
+  readonly code: string;
+  readonly reason: string;
+  readonly terminal: boolean;
+}
+
+/**
+ * The verdict on `message` (a reply of a guarded client: a tool runner's final message, a
+ * `messages.create` reply) when the guards wrote it in place of a model request, else undefined.
+ */
+export function stoppedVerdictOf(message: unknown): AnthropicStopVerdict | undefined {
+  try {
+    if (typeof message !== 'object' || message === null) return undefined;
+    const { id, hyphae } = message as { id?: unknown; hyphae?: unknown };
+    if (typeof id !== 'string' || !id.startsWith(STOP_MESSAGE_PREFIX)) return undefined;
+    return typeof hyphae === 'object' && hyphae !== null ? (hyphae as AnthropicStopVerdict) : undefined;
+  } catch (cause) {
+    return unreadableArgument('stoppedVerdictOf', 'message', cause);
+  }
 }

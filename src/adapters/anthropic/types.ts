@@ -47,7 +47,11 @@ export interface AnthropicClientLike {
 export interface AnthropicToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
-  content: string | unknown[];
+  /**
+   * The result as text, or the content blocks the tool returned as they are (typed `never[]`, so
+   * the message fits the SDK's `MessageParam` and `BetaMessageParam` both).
+   */
+  content: string | never[];
   is_error?: true;
 }
 
