@@ -30,6 +30,7 @@ describe('efficacy: the stock baselines show the failure', () => {
       ['langgraph', 13, 'threw `GraphRecursionError`'],
       ['openai-agents', 10, 'threw `MaxTurnsExceededError`'],
       ['openai-agents-stream', 10, 'threw `MaxTurnsExceededError`'],
+      ['anthropic', 31, 'completed'],
     ]);
     const twins = await runRow(frameworks[1] as (typeof frameworks)[number], scenarioOf('twin-calls'));
     expect([twins.stock.effects, twins.hyphae.effects]).toEqual([2, 1]);
