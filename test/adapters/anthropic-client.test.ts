@@ -190,3 +190,17 @@ describe('a tool_use id the model sends again, stock', () => {
     expect(lookups).toEqual([7, 7]);
   });
 });
+
+describe('a request the client retries (twice by default)', () => {
+  it('pre-flights each attempt and gives the failed attempt its reservation back', async () => {
+    // One attempt's estimate (~270 tokens: the prompt and `max_tokens`) fits under 400; two would not.
+    const guards = createGuardPipeline({ fuses: createFuseBox({ budget: budgetFuse({ maxTokens: 400 }) }) }).forRun({
+      threadId: 'thread-1',
+      runId: 'run-1',
+    });
+    const final = await runner([{ status: 500, message: 'overloaded' }, { text: 'done' }], modes[0][1], { guards });
+    expect(api?.replies.map((reply) => reply.status)).toEqual([500, 200]);
+    expect(final.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(guards.stopped).toBeNull();
+  });
+});

@@ -6,11 +6,14 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { betaZodTool } from '@anthropic-ai/sdk/helpers/beta/zod';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createGuardPipeline, type GuardRun, guardRunnableTools } from '../../src/adapters/anthropic.js';
 import { createFuseBox, createLedger, createMemoryStorage, permissionFuse } from '../../src/index.js';
+import { everyStore } from '../helpers/every-store.js';
 import { type FakeMessagesApi, type Step, startFakeMessagesApi } from './anthropic/fake-messages-api.js';
+
+const stores = await everyStore();
 
 let api: FakeMessagesApi | undefined;
 afterEach(async () => {
@@ -101,6 +104,27 @@ describe.each([
     const answers = resultsSent(api as FakeMessagesApi);
     expect(answers.length).toBeGreaterThanOrEqual(2);
     for (const [, content, isError] of answers) expect([content, isError]).toEqual(['charged 100', false]);
+  });
+});
+
+describe.each(stores)('parallel payments in one turn, then again, on the %s ledger', (_name, backend) => {
+  afterAll(() => backend.dispose());
+
+  it('charges once', async () => {
+    const { storage, cleanup } = await backend.open();
+    try {
+      const { charges, sendPayment } = provider();
+      const script: Step[] = [
+        { toolUses: [pay('toolu_1'), pay('toolu_2'), pay('toolu_3')] },
+        { toolUses: [pay('toolu_4')] },
+        { text: 'paid' },
+      ];
+      const final = await runTools(script, guardRunnableTools([sendPayment], guardsFor(storage)), true);
+      expect(charges).toEqual([100]);
+      expect(final.content).toEqual([{ type: 'text', text: 'paid' }]);
+    } finally {
+      await cleanup();
+    }
   });
 });
 
