@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   type AnthropicRunnableToolLike,
   answerToolUses,
+  anthropicGuardMiddleware,
   createGuardPipeline,
   type GuardRun,
   guardAnthropicClient,
@@ -128,5 +129,29 @@ describe.each([
     const [result] = (messages[2]?.content ?? []) as { type: string; content: string; is_error?: boolean }[];
     expect(result).toMatchObject({ type: 'tool_result', is_error: true });
     expect(api?.replies.map((r) => r.status)).toEqual([200, 200]);
+  });
+});
+
+describe('anthropicGuardMiddleware in the client options', () => {
+  it('guards the client it is given to: a stopped run sends no request', async () => {
+    api = await startFakeMessagesApi([{ text: 'hello' }]);
+    const guards = pipelineOf();
+    const client = new Anthropic({
+      apiKey: 'test',
+      baseURL: api.baseURL,
+      middleware: [anthropicGuardMiddleware(guards)],
+    });
+    const request = { model: 'claude-test', max_tokens: 64, messages: [{ role: 'user' as const, content: 'hi' }] };
+    expect((await client.messages.create(request)).content).toEqual([{ type: 'text', text: 'hello' }]);
+    guards.stop({
+      stage: 'run',
+      code: 'operator_stop',
+      message: 'Stopped by the operator',
+      reason: 'test',
+      terminal: true,
+    });
+    const reply = await client.messages.create(request);
+    expect(stoppedVerdictOf(reply)?.code).toBe('operator_stop');
+    expect(api.requests).toHaveLength(1);
   });
 });
