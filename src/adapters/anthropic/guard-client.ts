@@ -35,9 +35,9 @@ function bodyOf(request: AnthropicApiRequest): ThreadBody {
   return parsed as ThreadBody;
 }
 
-/** The prompt the budget estimates: the system prompt as a first message, then the history. */
-function promptOf(body: ThreadBody, messages: readonly unknown[]): unknown[] {
-  return body.system === undefined ? [...messages] : [{ role: 'system', content: body.system }, ...messages];
+/** The prompt the budget estimates: the system prompt (a thread's own on a `continue`) as a first message, then the history. */
+function promptOf(system: unknown, messages: readonly unknown[]): unknown[] {
+  return system === undefined ? [...messages] : [{ role: 'system', content: system }, ...messages];
 }
 
 /**
@@ -75,7 +75,7 @@ export function anthropicGuardMiddleware(guards: GuardRun, options: AnthropicGua
     const model = typeof body.model === 'string' ? body.model : 'unknown';
     const gate = guards.checkModelCall({
       model,
-      messages: promptOf(plan.body, plan.history),
+      messages: promptOf(plan.system, plan.history),
       tools: plan.body.tools ?? plan.tools,
       maxOutputTokens: typeof body.max_tokens === 'number' ? body.max_tokens : undefined,
     });
