@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { checks } from './checks.js';
 import { AI_SDK_STEPS, deliverStreamText, deliverToolLoopAgent } from './frameworks/ai-sdk.js';
+import { deliverAnthropic } from './frameworks/anthropic.js';
 import { deliverLangChain } from './frameworks/langchain.js';
 import { RECURSION_LIMIT } from './frameworks/langchain-model.js';
 import { deliverLangGraph } from './frameworks/langgraph.js';
@@ -23,7 +24,8 @@ export interface Framework {
     | 'langchain'
     | 'langgraph'
     | 'openai-agents'
-    | 'openai-agents-stream';
+    | 'openai-agents-stream'
+    | 'anthropic';
   /** The npm package whose version is reported. */
   readonly pkg: string;
   readonly label: string;
@@ -98,6 +100,15 @@ export const frameworks: readonly Framework[] = [
     guarded: 'the same guards, streamed',
     limit: `\`maxTurns\` ${AGENTS_MAX_TURNS} (the default)`,
     deliver: deliverOpenAiAgentsStreamed,
+  },
+  {
+    id: 'anthropic',
+    pkg: '@anthropic-ai/sdk',
+    label: 'Anthropic tool runner',
+    stock: '`client.beta.messages.toolRunner(params)`, local HTTP stand-in for the Messages API',
+    guarded: '`guardAnthropicClient(client, guards)`, `guardRunnableTools(tools, guards)`',
+    limit: 'none (no `max_iterations`, its default)',
+    deliver: deliverAnthropic,
   },
 ];
 
