@@ -81,7 +81,7 @@ const bash = (id: string, command: string): ScriptedTurn => ({
 });
 
 describe('guardClaudeAgent with query()', { timeout: 60_000 }, () => {
-  it('ends the query on the call the loop fuse stops (stock, the model would go on)', async () => {
+  it('ends the query on the call the loop fuse stops, with no further model request', async () => {
     const { api, base } = await offline((index) => bash(`toolu_${index}`, 'echo still-waiting'));
     const agent = guardClaudeAgent({
       guards: { fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 3 }) }) },
@@ -154,6 +154,8 @@ describe('guardClaudeAgent with query()', { timeout: 60_000 }, () => {
       [['toolu_pay', 'charge ch_1 of 40']],
       [['toolu_pay', 'charge ch_1 of 40']],
     ]);
+    const { records } = (await pipeline.ledger?.list()) ?? { records: [] };
+    expect(records).toMatchObject([{ tool: 'charge', ticket: 'toolu_pay', outcome: 'COMPLETED' }]);
   });
 
   it('charges once when the run is aborted mid-charge and retried', async () => {

@@ -224,7 +224,7 @@ describe('guardClaudeAgent in-process tools', () => {
     expect(first).toEqual({ content: [{ type: 'text', text: 'charged 40 (#1)' }] });
     expect(again).toEqual(first);
     const { records } = (await pipeline.ledger?.list()) ?? { records: [] };
-    expect(records).toMatchObject([{ tool: 'mcp__pay__charge', ticket: 'toolu_pay', outcome: 'COMPLETED' }]);
+    expect(records).toMatchObject([{ tool: 'charge', ticket: 'toolu_pay', outcome: 'COMPLETED' }]);
   });
 
   it('answer a refused call with an error result for the model; the body never runs', async () => {
@@ -232,7 +232,7 @@ describe('guardClaudeAgent in-process tools', () => {
       guards: {
         ledger: ledger(),
         fuses: createFuseBox({
-          permission: permissionFuse({ granted: ['read'], tools: { mcp__pay__charge: ['spend_money'] } }),
+          permission: permissionFuse({ granted: ['read'], tools: { charge: ['spend_money'] } }),
         }),
       },
       runId: 'run-1',
@@ -264,6 +264,12 @@ describe('guardClaudeAgent in-process tools', () => {
     expect(decision).toEqual({});
     expect(charges).toEqual([5]);
     expect(agent.run.stopped).toBeNull();
+  });
+
+  it('refuses two tools of one name on two servers', () => {
+    const agent = guardClaudeAgent({ guards: {}, runId: 'run-1' });
+    agent.guardTools('pay', [chargeTool().charge]);
+    expect(() => agent.guardTools('billing', [chargeTool().charge])).toThrow(/Two in-process tools are named `charge`/);
   });
 
   it('rejects an empty server name', () => {

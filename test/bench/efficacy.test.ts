@@ -48,7 +48,7 @@ describe('efficacy: the configuration the docs show is the one the bench runs', 
   const dir = new URL('../../docs/adapters/', import.meta.url);
   const pages = readdirSync(dir).filter((file) => file.endsWith('.md'));
 
-  it.each(['pipeline.md', 'openai.md', 'ai-sdk.md', 'langchain.md', 'openai-agents.md'])(
+  it.each(['pipeline.md', 'openai.md', 'ai-sdk.md', 'langchain.md', 'openai-agents.md', 'claude-agent-sdk.md'])(
     'docs/adapters/%s embeds the `guards` region of examples/guards.ts as it is',
     (page) => {
       expect(pages).toContain(page);

@@ -41,11 +41,11 @@ function textOf(value: unknown): string | undefined {
 
 /** The tool call a tool hook is about, or undefined for any other event. */
 function callOf(input: ClaudeHookInput, toolUseID: string | undefined) {
-  const name = textOf(field(input, 'tool_name'));
-  if (name === undefined) return undefined;
+  const agentName = textOf(field(input, 'tool_name'));
+  if (agentName === undefined) return undefined;
   const id = textOf(field(input, 'tool_use_id')) ?? textOf(toolUseID);
   const args = field(input, 'tool_input') ?? {};
-  return { id, name, args };
+  return { id, agentName, args };
 }
 
 function endQuery(refusal: GuardRefusal): ClaudeHookOutput {
@@ -92,8 +92,9 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
   // tools and usage of model calls are booked on it directly, since the pipeline runs neither.
   const fuseKey = run.threadId === undefined ? run.runId : canonicalJson([run.threadId, run.runId]);
   const fuseRun = (): FuseRun | undefined => pipeline.fuses?.forRun(fuseKey);
-  // Names (`mcp__<server>__<tool>`) whose bodies the pipeline runs: their results it books itself.
-  const inProcess = new Set<string>();
+  // The in-process tools whose bodies the pipeline runs, by the name the agent calls them
+  // (`mcp__<server>__<tool>`): the guards know them by their own name, as in every other front door.
+  const inProcess = new Map<string, string>();
   const bookedMessages = new Set<string>();
 
   /**
@@ -110,7 +111,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
   const preToolUse: ClaudeHookCallback = async function hyphaePreToolUse(input, toolUseID) {
     const call = callOf(input, toolUseID);
     if (call === undefined) return {};
-    const outcome = await admit(call.id, call.name, call.args);
+    const outcome = await admit(call.id, inProcess.get(call.agentName) ?? call.agentName, call.args);
     if (outcome.status === 'ok') return {};
     const reason = outcome.message;
     const stopped = run.stopped;
@@ -122,9 +123,9 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
 
   const postToolUse: ClaudeHookCallback = async function hyphaePostToolUse(input, toolUseID) {
     const call = callOf(input, toolUseID);
-    if (call !== undefined && !inProcess.has(call.name)) {
+    if (call !== undefined && !inProcess.has(call.agentName)) {
       const failed = input.hook_event_name === 'PostToolUseFailure';
-      const record = { ...(call.id === undefined ? {} : { id: call.id }), name: call.name, args: call.args };
+      const record = { ...(call.id === undefined ? {} : { id: call.id }), name: call.agentName, args: call.args };
       if (failed) fuseRun()?.recordToolResult(record, { ok: false });
       else fuseRun()?.recordToolResult({ ...record, result: field(input, 'tool_response') });
     }
@@ -134,7 +135,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
 
   const canUseTool: ClaudeCanUseTool = async function hyphaeCanUseTool(toolName, input, permission) {
     const id = textOf(permission?.toolUseID);
-    const outcome = await admit(id, toolName, input);
+    const outcome = await admit(id, inProcess.get(toolName) ?? toolName, input);
     const refusal = refusalOf(outcome);
     if (refusal !== undefined) return { behavior: 'deny', message: refusal.message, interrupt: run.stopped !== null };
     if (outcome.status === 'error') return { behavior: 'deny', message: outcome.message };
@@ -166,8 +167,15 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
       if (typeof tool?.handler !== 'function' || typeof tool.name !== 'string') {
         throw new InvalidOptionError('tools', 'Every tool must be an in-process tool with a `name` and a `handler`');
       }
-      const name = `mcp__${server}__${tool.name}`;
-      inProcess.add(name);
+      const name = tool.name;
+      const agentName = `mcp__${server}__${name}`;
+      if ([...inProcess].some(([other, known]) => known === name && other !== agentName)) {
+        throw new InvalidOptionError(
+          'tools',
+          `Two in-process tools are named \`${name}\`: the guards know a tool by its name`,
+        );
+      }
+      inProcess.set(agentName, name);
       const handler = tool.handler as (args: unknown, extra: unknown) => Promise<ClaudeCallToolResult>;
       const guarded = async function handlerGuarded(args: unknown, extra: unknown): Promise<ClaudeCallToolResult> {
         const id = textOf(field(field(extra, '_meta'), TOOL_USE_ID_META));

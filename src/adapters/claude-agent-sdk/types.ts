@@ -113,7 +113,8 @@ export interface ClaudeAgentGuards {
   readonly canUseTool: ClaudeCanUseTool;
   /**
    * The in-process tools of server `server`, their bodies run through the pipeline (ledger
-   * included) under the names the agent sees, `mcp__<server>__<tool>`.
+   * included). The guards know each by its own name (`charge`), the agent by
+   * `mcp__<server>__<tool>`; two tools of one name are refused.
    */
   guardTools<const T extends readonly ClaudeSdkToolLike<never>[]>(server: string, tools: T): T;
   /** Book the usage of an assistant message of the query's stream (once per message id). */
