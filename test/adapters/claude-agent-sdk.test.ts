@@ -266,6 +266,50 @@ describe('guardClaudeAgent in-process tools', () => {
     expect(agent.run.stopped).toBeNull();
   });
 
+  it('counts a tool_use id the model re-sends after its result, and stops the loop', async () => {
+    const agent = guardClaudeAgent({
+      guards: { ledger: ledger(), fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 3 }) }) },
+      runId: 'run-1',
+    });
+    const { charge, charges } = chargeTool();
+    const [guarded] = agent.guardTools('pay', [charge]);
+    const [hook] = agent.hooks.PreToolUse[0]?.hooks ?? [];
+    const decisions = [];
+    for (let turn = 0; turn < 3; turn++) {
+      decisions.push(await hook?.(pre('toolu_same', 'mcp__pay__charge', { amount: 5 }), 'toolu_same', { signal }));
+      if (decisions.at(-1)?.continue === undefined) await guarded.handler({ amount: 5 }, extra('toolu_same'));
+    }
+
+    expect(charges).toEqual([5]);
+    expect(decisions.slice(0, 2)).toEqual([{}, {}]);
+    expect(decisions[2]).toMatchObject({ continue: false });
+    expect(agent.run.stopped?.code).toBe('loop_repeat');
+  });
+
+  it('books a failed body, so an identical retry is a retry, not a loop', async () => {
+    const agent = guardClaudeAgent({
+      guards: { fuses: createFuseBox({ loop: loopFuse({ repeatThreshold: 3 }) }) },
+      runId: 'run-1',
+    });
+    let attempts = 0;
+    const lookup = tool('lookup', 'Look up an order', { id: z.string() }, async ({ id }) => {
+      attempts++;
+      if (attempts < 3) throw new Error('gateway timeout');
+      return { content: [{ type: 'text' as const, text: `${id}: shipped` }] };
+    });
+    const [guarded] = agent.guardTools('shop', [lookup]);
+    const [hook] = agent.hooks.PreToolUse[0]?.hooks ?? [];
+    const answers = [];
+    for (const id of ['toolu_1', 'toolu_2', 'toolu_3']) {
+      expect(await hook?.(pre(id, 'mcp__shop__lookup', { id: 'o_7' }), id, { signal })).toEqual({});
+      answers.push(await guarded.handler({ id: 'o_7' }, extra(id)));
+    }
+
+    expect(attempts).toBe(3);
+    expect(answers.map((answer) => answer.isError ?? false)).toEqual([true, true, false]);
+    expect(agent.run.stopped).toBeNull();
+  });
+
   it('refuses two tools of one name on two servers', () => {
     const agent = guardClaudeAgent({ guards: {}, runId: 'run-1' });
     agent.guardTools('pay', [chargeTool().charge]);

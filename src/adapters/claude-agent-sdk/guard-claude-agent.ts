@@ -96,6 +96,9 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
   // (`mcp__<server>__<tool>`): the guards know them by their own name, as in every other front door.
   const inProcess = new Map<string, string>();
   const bookedMessages = new Set<string>();
+  // Call ids the hooks (or `canUseTool`) checked, and those whose result went back to the model.
+  const admitted = new Set<string>();
+  const answered = new Set<string>();
 
   /**
    * Registry, fuses and argument checks for a call, without its body: the pipeline answers it in
@@ -103,6 +106,15 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
    * body) is a redispatch and gets this verdict without being counted twice.
    */
   async function admit(id: string | undefined, name: string, args: unknown): Promise<ToolCallOutcome> {
+    if (id !== undefined) {
+      // A call id whose result the model already has, asked for again: the model's next turn
+      // re-sends it (counted), not a redispatch of the call in flight (given its first verdict).
+      if (answered.has(id)) {
+        answered.clear();
+        run.beginTurn();
+      }
+      admitted.add(id);
+    }
     return run.executeToolCall({ id, name, args }, () => ADMITTED, {
       beforeClaim: async () => ({ answer: ADMITTED }),
     });
@@ -123,6 +135,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
 
   const postToolUse: ClaudeHookCallback = async function hyphaePostToolUse(input, toolUseID) {
     const call = callOf(input, toolUseID);
+    if (call?.id !== undefined) answered.add(call.id);
     if (call !== undefined && !inProcess.has(call.agentName)) {
       const failed = input.hook_event_name === 'PostToolUseFailure';
       const record = { ...(call.id === undefined ? {} : { id: call.id }), name: call.agentName, args: call.args };
@@ -183,6 +196,12 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
         const outcome = await run.executeToolCall({ id, name, args }, (checked) => handler(checked, extra), {
           ...(signal instanceof AbortSignal ? { abortSignal: signal } : {}),
         });
+        if (id !== undefined) answered.add(id);
+        // The pipeline books a failed body, except on the call id `PreToolUse` checked first (a
+        // redispatch to it): booked here, so an identical retry counts against the retry allowance.
+        if (outcome.status === 'error' && outcome.executed && id !== undefined && admitted.has(id)) {
+          fuseRun()?.recordToolResult({ id, name, args }, { ok: false });
+        }
         if (outcome.status === 'ok') return outcome.result as ClaudeCallToolResult;
         return { content: [{ type: 'text', text: outcome.message }], isError: true };
       };
