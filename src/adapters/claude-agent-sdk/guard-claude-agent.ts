@@ -199,7 +199,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
         if (id !== undefined) answered.add(id);
         // The pipeline books a failed body, except on the call id `PreToolUse` checked first (a
         // redispatch to it): booked here, so an identical retry counts against the retry allowance.
-        if (outcome.status === 'error' && outcome.executed && id !== undefined && admitted.has(id)) {
+        if (id !== undefined && admitted.delete(id) && outcome.status === 'error' && outcome.executed) {
           fuseRun()?.recordToolResult({ id, name, args }, { ok: false });
         }
         if (outcome.status === 'ok') return outcome.result as ClaudeCallToolResult;
