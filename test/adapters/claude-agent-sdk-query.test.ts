@@ -128,6 +128,38 @@ describe('guardClaudeAgent with query()', { timeout: 60_000 }, () => {
     expect(api.connects).toEqual([]);
   });
 
+  it('asks the approver through `canUseTool`; the refusal reaches the model and the tool never runs', async () => {
+    const { api, base } = await offline([
+      { content: [{ type: 'tool_use', ...CHARGE }] },
+      { content: [{ type: 'text', text: 'The payment needs approval.' }] },
+    ]);
+    const asked: string[] = [];
+    const agent = guardClaudeAgent({
+      guards: {},
+      runId: 'approval-run',
+      approve: ({ toolName, toolUseId }) => {
+        asked.push(`${toolName} ${toolUseId}`);
+        return { deny: 'the finance team declined it' };
+      },
+    });
+    const payments = chargeServer();
+    const pay = createSdkMcpServer({ name: 'pay', tools: agent.guardTools('pay', [payments.charge]) });
+
+    const result = await drain(
+      query({
+        prompt: 'pay invoice 7',
+        options: { ...base, mcpServers: { pay }, hooks: { ...agent.hooks }, canUseTool: agent.canUseTool },
+      }),
+    );
+
+    expect(result).toMatchObject({ subtype: 'success', result: 'The payment needs approval.' });
+    expect(asked).toEqual(['mcp__pay__charge toolu_pay']);
+    expect(payments.charges).toEqual([]);
+    expect(toolResultsIn(api.requests[1])).toEqual([
+      ['toolu_pay', expect.stringContaining('NOT executed: the finance team declined it')],
+    ]);
+  });
+
   it('charges once when a whole run is retried and the model re-sends the same tool_use', async () => {
     const pipeline = createGuardPipeline({
       ledger: createLedger({ storage: createMemoryStorage(), agentId: 'payments', policyVersion: '1' }),
