@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { checks } from './checks.js';
 import { AI_SDK_STEPS, deliverStreamText, deliverToolLoopAgent } from './frameworks/ai-sdk.js';
 import { deliverAnthropic } from './frameworks/anthropic.js';
+import { CLAUDE_AGENT_SCENARIOS, deliverClaudeAgent } from './frameworks/claude-agent-sdk.js';
 import { deliverLangChain } from './frameworks/langchain.js';
 import { RECURSION_LIMIT } from './frameworks/langchain-model.js';
 import { deliverLangGraph } from './frameworks/langgraph.js';
@@ -25,7 +26,8 @@ export interface Framework {
     | 'langgraph'
     | 'openai-agents'
     | 'openai-agents-stream'
-    | 'anthropic';
+    | 'anthropic'
+    | 'claude-agent-sdk';
   /** The npm package whose version is reported. */
   readonly pkg: string;
   readonly label: string;
@@ -34,6 +36,8 @@ export interface Framework {
   /** The limit both runs have: the framework's own default. */
   readonly limit: string;
   readonly deliver: Deliver;
+  /** The scenarios this framework runs, when not all of them. */
+  readonly scenarios?: readonly ScenarioId[];
 }
 
 /** The framework loops, in table order. */
@@ -110,7 +114,22 @@ export const frameworks: readonly Framework[] = [
     limit: 'none (no `max_iterations`, its default)',
     deliver: deliverAnthropic,
   },
+  {
+    id: 'claude-agent-sdk',
+    pkg: '@anthropic-ai/claude-agent-sdk',
+    label: 'Claude Agent SDK query()',
+    stock: '`query()` running the bundled Claude Code, in-process tools allowed, local Messages API',
+    guarded: '+ `guardClaudeAgent`: hooks, `canUseTool`, `guardTools`, `observe`',
+    limit: 'none (`maxTurns` and `maxBudgetUsd` unset by default)',
+    deliver: deliverClaudeAgent,
+    scenarios: CLAUDE_AGENT_SCENARIOS,
+  },
 ];
+
+/** The frameworks that run `scenario`. */
+export function frameworksOf(scenario: Scenario): readonly Framework[] {
+  return frameworks.filter((framework) => framework.scenarios?.includes(scenario.id) ?? true);
+}
 
 /** One framework on one scenario: both runs and the check. */
 export interface EfficacyRow {
@@ -144,6 +163,7 @@ export async function runEfficacy(
     if (only.scenarios !== undefined && !only.scenarios.includes(scenario.id)) continue;
     for (const framework of frameworks) {
       if (only.frameworks !== undefined && !only.frameworks.includes(framework.id)) continue;
+      if (!frameworksOf(scenario).includes(framework)) continue;
       rows.push(await runRow(framework, scenario));
     }
   }

@@ -5,11 +5,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { frameworks, runRow } from '../../bench/efficacy/efficacy.js';
+import { frameworks, frameworksOf, runRow } from '../../bench/efficacy/efficacy.js';
 import { scenarioOf, scenarios } from '../../bench/efficacy/scenarios.js';
 
 describe.each(scenarios.map((scenario) => [scenario.id, scenario] as const))('efficacy: %s', (_id, scenario) => {
-  it.each(frameworks.map((framework) => [framework.id, framework] as const))(
+  it.each(frameworksOf(scenario).map((framework) => [framework.id, framework] as const))(
     `meets "${scenario.expected}" with %s`,
     async (_framework, framework) => {
       const row = await runRow(framework, scenario);
@@ -31,6 +31,7 @@ describe('efficacy: the stock baselines show the failure', () => {
       ['openai-agents', 10, 'threw `MaxTurnsExceededError`'],
       ['openai-agents-stream', 10, 'threw `MaxTurnsExceededError`'],
       ['anthropic', 31, 'completed'],
+      ['claude-agent-sdk', 31, 'completed'],
     ]);
     const twins = await runRow(frameworks[1] as (typeof frameworks)[number], scenarioOf('twin-calls'));
     expect([twins.stock.effects, twins.hyphae.effects]).toEqual([2, 1]);
@@ -49,14 +50,19 @@ describe('efficacy: the configuration the docs show is the one the bench runs', 
   const dir = new URL('../../docs/adapters/', import.meta.url);
   const pages = readdirSync(dir).filter((file) => file.endsWith('.md'));
 
-  it.each(['pipeline.md', 'openai.md', 'ai-sdk.md', 'langchain.md', 'openai-agents.md', 'anthropic.md'])(
-    'docs/adapters/%s embeds the `guards` region of examples/guards.ts as it is',
-    (page) => {
-      expect(pages).toContain(page);
-      const text = readFileSync(new URL(page, dir), 'utf8');
-      const block = /<!-- guards: examples\/guards\.ts -->\n```ts\n([\s\S]*?)```/.exec(text);
+  it.each([
+    'pipeline.md',
+    'openai.md',
+    'ai-sdk.md',
+    'langchain.md',
+    'openai-agents.md',
+    'anthropic.md',
+    'claude-agent-sdk.md',
+  ])('docs/adapters/%s embeds the `guards` region of examples/guards.ts as it is', (page) => {
+    expect(pages).toContain(page);
+    const text = readFileSync(new URL(page, dir), 'utf8');
+    const block = /<!-- guards: examples\/guards\.ts -->\n```ts\n([\s\S]*?)```/.exec(text);
 
-      expect(block?.[1]).toBe(guardsRegion());
-    },
-  );
+    expect(block?.[1]).toBe(guardsRegion());
+  });
 });
