@@ -1,0 +1,132 @@
+/**
+ * `hyphae/mastra` over the real `@mastra/core` `Agent` with a scripted model: a stopped run ends
+ * with no further model request and the verdict in its tripwire, the loop fuse lets the step cap
+ * be lifted, the budget refuses the request past its ceiling, a refused call reaches the model as
+ * the error result of its own call id.
+ */
+import { describe, expect, it } from 'vitest';
+import { type GuardEvent, stoppedVerdictOf, withGuards } from '../../src/adapters/mastra.js';
+import { agentOf, billingTools, repeating, runContext, type Step, scriptedModel } from './mastra/agent.js';
+import { billingGuards } from './mastra/guards.js';
+
+const polls = (n: number): Step[] => repeating(n, 'poll_status', { job: 'export_1' });
+
+describe('hyphae/mastra: stopping a run', () => {
+  it('stock: a legitimate 6-step polling job hits the default 5-step cap and returns no answer', async () => {
+    const model = scriptedModel([...polls(5), { text: 'The export is done.' }]);
+    const billing = billingTools();
+    const agent = agentOf({ model, tools: billing.tools });
+
+    const result = await agent.generate('Export, and tell me when done');
+
+    expect([billing.polls(), model.prompts.length, result.text]).toEqual([5, 5, '']);
+  });
+
+  it('guarded with a higher maxSteps: the polling job finishes, nothing refused', async () => {
+    const model = scriptedModel([...polls(5), { text: 'The export is done.' }]);
+    const billing = billingTools();
+    const agent = agentOf(withGuards(billingGuards(), { model, tools: billing.tools }));
+
+    const result = await agent.generate('Export, and tell me when done', {
+      maxSteps: 25,
+      requestContext: runContext('poll-1'),
+    });
+
+    expect([billing.polls(), model.prompts.length, result.text]).toEqual([5, 6, 'The export is done.']);
+    expect(stoppedVerdictOf(result)).toBeUndefined();
+  });
+
+  it('ends an identical-call loop after 2 executions and 3 model requests, with the verdict', async () => {
+    const model = scriptedModel(repeating(30, 'lookup_order', { id: 'o_7' }));
+    const billing = billingTools();
+    const events: GuardEvent[] = [];
+    const agent = agentOf(withGuards(billingGuards({ events }), { model, tools: billing.tools }));
+
+    const result = await agent.generate('Where is o_7?', { maxSteps: 25, requestContext: runContext('loop-1') });
+
+    expect([billing.lookups(), model.prompts.length]).toEqual([2, 3]);
+    expect(result.finishReason).toBe('other');
+    expect(stoppedVerdictOf(result)).toMatchObject({ code: 'loop_repeat', stage: 'fuses', terminal: true });
+    expect(result.tripwire?.reason).toMatch(/NOT/);
+    expect(events.filter((event) => event.type === 'model_call').map((event) => event.status)).toEqual([
+      'allowed',
+      'allowed',
+      'allowed',
+      'refused',
+    ]);
+  });
+
+  it('ends a streamed loop the same way', async () => {
+    const model = scriptedModel(repeating(30, 'lookup_order', { id: 'o_7' }));
+    const billing = billingTools();
+    const agent = agentOf(withGuards(billingGuards(), { model, tools: billing.tools }));
+
+    const output = await agent.stream('Where is o_7?', { maxSteps: 25, requestContext: runContext('loop-2') });
+    const parts: string[] = [];
+    for await (const part of output.fullStream) parts.push(part.type);
+
+    expect([billing.lookups(), model.prompts.length]).toEqual([2, 3]);
+    expect(parts).toContain('tripwire');
+    expect(stoppedVerdictOf(await output.tripwire)?.code).toBe('loop_repeat');
+  });
+
+  it('answers the refused call with its own call id: the model reads that it did NOT happen', async () => {
+    const model = scriptedModel([
+      { calls: [{ id: 'call_refund', name: 'refund', input: { order: 'o_7', amount: 40 } }] },
+      { text: 'I could not refund.' },
+    ]);
+    const billing = billingTools();
+    const agent = agentOf(withGuards(billingGuards(), { model, tools: billing.tools }));
+
+    const result = await agent.generate('Refund o_7', { requestContext: runContext('perm-1') });
+
+    expect([billing.refunds(), result.text]).toEqual([0, 'I could not refund.']);
+    const answer = model.prompts[1]?.at(-1);
+    expect(answer).toMatchObject({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'call_refund', output: { type: 'error-text' } }],
+    });
+    expect(JSON.stringify(answer)).toMatch(/refund.*NOT/);
+  });
+
+  it('a run without a run id is its own run: a stopped run does not stop the next one', async () => {
+    const pipeline = billingGuards();
+    const billing = billingTools();
+    const first = scriptedModel(repeating(30, 'lookup_order', { id: 'o_7' }));
+    const second = scriptedModel([
+      { calls: [{ id: 'c1', name: 'lookup_order', input: { id: 'o_7' } }] },
+      { text: 'ok' },
+    ]);
+
+    const stopped = await agentOf(withGuards(pipeline, { model: first, tools: billing.tools })).generate('loop', {
+      maxSteps: 25,
+    });
+    const next = await agentOf(withGuards(pipeline, { model: second, tools: billing.tools })).generate('once');
+
+    expect(stoppedVerdictOf(stopped)?.code).toBe('loop_repeat');
+    expect([stoppedVerdictOf(next), next.text]).toEqual([undefined, 'ok']);
+  });
+});
+
+describe('hyphae/mastra: the budget', () => {
+  it('prices each step from its usage and sends no request past the ceiling', async () => {
+    const spend = (i: number): Step => ({
+      calls: [{ id: `call_${i}`, name: 'lookup_order', input: { id: `o_${i}` } }],
+      usage: {
+        inputTokens: { total: 3_000 * (i + 1), noCache: 3_000 * (i + 1), cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 500, text: 500, reasoning: 0 },
+      },
+    });
+    const model = scriptedModel(Array.from({ length: 8 }, (_, i) => spend(i)));
+    const billing = billingTools();
+    const agent = agentOf(withGuards(billingGuards({ maxTokens: 20_000 }), { model, tools: billing.tools }));
+
+    const result = await agent.generate('Summarise c_9', { maxSteps: 25, requestContext: runContext('budget-1') });
+
+    const spent = model.prompts.reduce((sum, _prompt, i) => sum + 3_000 * (i + 1) + 500, 0);
+    expect(spent).toBeLessThanOrEqual(20_000);
+    expect(model.prompts.length).toBeGreaterThan(1);
+    expect(result.finishReason).toBe('other');
+    expect(stoppedVerdictOf(result)?.code).toMatch(/^budget_/);
+  });
+});
