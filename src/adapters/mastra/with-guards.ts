@@ -18,8 +18,9 @@ function processorList(option: string, value: unknown): readonly unknown[] {
 
 /**
  * Guard a Mastra agent in one call: its tools are wrapped with `guardMastraTools`, and
- * `hyphaeProcessor` goes first in `inputProcessors` (the prompt it checks is the one the other
- * processors made) and last in `outputProcessors`. Every other setting (`model`, `instructions`,
+ * `hyphaeProcessor` goes last in `inputProcessors` (the prompt it repairs and prices is the
+ * one the other processors made) and first in `outputProcessors` (a step's usage is booked before
+ * another processor can end the run). Every other setting (`model`, `instructions`,
  * `defaultOptions`, …) is passed through; the input is not mutated.
  *
  * With the loop fuse ending runs that repeat themselves, the step cap (`maxSteps`, 5 by default,
@@ -52,7 +53,7 @@ export function withGuards<S extends MastraGuardedSettings>(
   return {
     ...settings,
     ...(settings.tools === undefined ? {} : { tools: guardToolRecord(settings.tools, registry, options) }),
-    inputProcessors: [processor, ...input],
-    outputProcessors: [...output, processor],
+    inputProcessors: [...input, processor],
+    outputProcessors: [processor, ...output],
   };
 }

@@ -120,13 +120,24 @@ type AgentConfig = ConstructorParameters<typeof Agent>[0];
 export interface TestAgentSettings {
   readonly model: ScriptedModel;
   readonly tools?: NonNullable<AgentConfig['tools']>;
+  readonly inputProcessors?: readonly unknown[];
 }
 
 /** A Mastra agent with these settings (and any processors `withGuards` added) and the defaults for the rest. */
 export function agentOf(settings: TestAgentSettings): Agent {
   // Mastra declares the provider types of its own bundled copy; the AI SDK's mock is the same model at runtime.
   const model = settings.model as unknown as AgentConfig['model'];
-  return new Agent({ id: 'billing', name: 'billing', instructions: 'You help with billing', ...settings, model });
+  const { inputProcessors, ...rest } = settings;
+  return new Agent({
+    id: 'billing',
+    name: 'billing',
+    instructions: 'You help with billing',
+    ...rest,
+    model,
+    ...(inputProcessors === undefined
+      ? {}
+      : { inputProcessors: inputProcessors as NonNullable<AgentConfig['inputProcessors']> }),
+  });
 }
 
 /** `n` scripted turns of the same call, each with a new call id. */
