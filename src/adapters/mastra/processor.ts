@@ -47,7 +47,7 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
     run.recordModelUsage(usage, reservation);
   };
 
-  function processLLMRequest(args: MastraLLMRequestArgs): { readonly prompt: unknown[] } | undefined {
+  function processLLMRequest<M>(args: MastraLLMRequestArgs<M>): { readonly prompt: M[] } | undefined {
     const run = registry.runFor(args.requestContext, options);
     // A request whose step never reported (it failed mid-stream): its tokens may have been spent.
     settle(run, undefined);

@@ -63,9 +63,9 @@ export interface MastraTripwireOptions {
   readonly metadata?: { readonly hyphae: MastraStopVerdict };
 }
 
-/** The arguments of `processLLMRequest` the guards read. */
-export interface MastraLLMRequestArgs {
-  readonly prompt: readonly unknown[];
+/** The arguments of `processLLMRequest` the guards read; `M` is a provider-level prompt message. */
+export interface MastraLLMRequestArgs<M = unknown> {
+  readonly prompt: readonly M[];
   readonly model?: unknown;
   readonly requestContext?: MastraRequestContextLike | undefined;
   abort(reason?: string, options?: MastraTripwireOptions): never;
@@ -85,7 +85,7 @@ export interface MastraOutputStepArgs<L> {
 export interface HyphaeProcessor {
   readonly id: 'hyphae';
   readonly name: string;
-  processLLMRequest(args: MastraLLMRequestArgs): { readonly prompt: unknown[] } | undefined;
+  processLLMRequest<M>(args: MastraLLMRequestArgs<M>): { readonly prompt: M[] } | undefined;
   processOutputStep<L>(args: MastraOutputStepArgs<L>): L;
 }
 
