@@ -9,6 +9,7 @@ import { AI_SDK_STEPS, deliverStreamText, deliverToolLoopAgent } from './framewo
 import { deliverLangChain } from './frameworks/langchain.js';
 import { RECURSION_LIMIT } from './frameworks/langchain-model.js';
 import { deliverLangGraph } from './frameworks/langgraph.js';
+import { deliverMastra, MASTRA_GUARDED_STEPS, MASTRA_STEPS } from './frameworks/mastra.js';
 import { deliverOpenAi, OPENAI_MAX_COMPLETIONS } from './frameworks/openai.js';
 import { AGENTS_MAX_TURNS, deliverOpenAiAgents, deliverOpenAiAgentsStreamed } from './frameworks/openai-agents.js';
 import { type Deliver, type RunFigures, runScenario } from './harness.js';
@@ -23,7 +24,8 @@ export interface Framework {
     | 'langchain'
     | 'langgraph'
     | 'openai-agents'
-    | 'openai-agents-stream';
+    | 'openai-agents-stream'
+    | 'mastra';
   /** The npm package whose version is reported. */
   readonly pkg: string;
   readonly label: string;
@@ -98,6 +100,15 @@ export const frameworks: readonly Framework[] = [
     guarded: 'the same guards, streamed',
     limit: `\`maxTurns\` ${AGENTS_MAX_TURNS} (the default)`,
     deliver: deliverOpenAiAgentsStreamed,
+  },
+  {
+    id: 'mastra',
+    pkg: '@mastra/core',
+    label: 'Mastra Agent',
+    stock: '`new Agent({ model, tools }).generate(messages)`, `MockLanguageModelV4`',
+    guarded: '`new Agent(withGuards(pipeline, { model, tools }))`, `maxSteps` raised',
+    limit: `\`maxSteps\` ${MASTRA_STEPS} stock (the default), ${MASTRA_GUARDED_STEPS} guarded`,
+    deliver: deliverMastra,
   },
 ];
 

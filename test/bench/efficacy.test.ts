@@ -30,6 +30,7 @@ describe('efficacy: the stock baselines show the failure', () => {
       ['langgraph', 13, 'threw `GraphRecursionError`'],
       ['openai-agents', 10, 'threw `MaxTurnsExceededError`'],
       ['openai-agents-stream', 10, 'threw `MaxTurnsExceededError`'],
+      ['mastra', 5, 'max steps (5)'],
     ]);
     const twins = await runRow(frameworks[1] as (typeof frameworks)[number], scenarioOf('twin-calls'));
     expect([twins.stock.effects, twins.hyphae.effects]).toEqual([2, 1]);
@@ -48,7 +49,7 @@ describe('efficacy: the configuration the docs show is the one the bench runs', 
   const dir = new URL('../../docs/adapters/', import.meta.url);
   const pages = readdirSync(dir).filter((file) => file.endsWith('.md'));
 
-  it.each(['pipeline.md', 'openai.md', 'ai-sdk.md', 'langchain.md', 'openai-agents.md'])(
+  it.each(['pipeline.md', 'openai.md', 'ai-sdk.md', 'langchain.md', 'openai-agents.md', 'mastra.md'])(
     'docs/adapters/%s embeds the `guards` region of examples/guards.ts as it is',
     (page) => {
       expect(pages).toContain(page);
