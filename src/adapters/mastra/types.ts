@@ -32,6 +32,7 @@ export interface MastraScopeOptions {
 
 /** A Mastra tool (`createTool`, or an AI SDK tool): what the wrapper reads and replaces. */
 export interface MastraToolLike {
+  readonly description?: string | undefined;
   readonly execute?: ((input: never, context: never) => unknown) | undefined;
 }
 
