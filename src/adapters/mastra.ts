@@ -13,6 +13,7 @@ export type {
   HyphaeProcessorOptions,
   MastraGuardedSettings,
   MastraGuards,
+  MastraInputStepArgs,
   MastraLLMRequestArgs,
   MastraOutputStepArgs,
   MastraRequestContextLike,

@@ -130,3 +130,31 @@ describe('hyphae/mastra: the budget', () => {
     expect(stoppedVerdictOf(result)?.code).toMatch(/^budget_/);
   });
 });
+
+describe('hyphae/mastra: the completion cap the budget assumes', () => {
+  const lookupThenAnswer = (): Step[] => [
+    { calls: [{ id: 'c1', name: 'lookup_order', input: { id: 'o_7' } }] },
+    { text: 'o_7 has shipped.' },
+  ];
+
+  it('prices an uncapped request at the default cap: under a small budget it is not sent', async () => {
+    const model = scriptedModel(lookupThenAnswer());
+    const agent = agentOf(withGuards(billingGuards({ maxTokens: 3_000 }), { model, tools: billingTools().tools }));
+
+    const result = await agent.generate('Where is o_7?', { requestContext: runContext('cap-1') });
+
+    expect([model.prompts.length, stoppedVerdictOf(result)?.code]).toEqual([0, 'budget_tokens_exceeded']);
+  });
+
+  it('prices a request at the `maxOutputTokens` of its model settings', async () => {
+    const model = scriptedModel(lookupThenAnswer());
+    const agent = agentOf(withGuards(billingGuards({ maxTokens: 3_000 }), { model, tools: billingTools().tools }));
+
+    const result = await agent.generate('Where is o_7?', {
+      modelSettings: { maxOutputTokens: 200 },
+      requestContext: runContext('cap-2'),
+    });
+
+    expect([model.prompts.length, result.text]).toEqual([2, 'o_7 has shipped.']);
+  });
+});

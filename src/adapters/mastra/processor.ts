@@ -13,6 +13,7 @@ import type {
   HyphaeProcessor,
   HyphaeProcessorOptions,
   MastraGuards,
+  MastraInputStepArgs,
   MastraLLMRequestArgs,
   MastraOutputStepArgs,
   MastraStopVerdict,
@@ -40,6 +41,8 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
   const repair = options.repairTranscript !== false;
   // The reservation of each run's request in flight, until its step's usage is booked.
   const pending = new WeakMap<GuardRun, ModelReservation | null>();
+  // The completion cap of each run's next request, from the step's model settings.
+  const caps = new WeakMap<GuardRun, number | undefined>();
   const settle = (run: GuardRun, usage: unknown): void => {
     if (!pending.has(run)) return;
     const reservation = pending.get(run) ?? null;
@@ -47,12 +50,22 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
     run.recordModelUsage(usage, reservation);
   };
 
+  function processInputStep(args: MastraInputStepArgs): undefined {
+    const cap = args.modelSettings?.maxOutputTokens;
+    caps.set(registry.runFor(args.requestContext, options), typeof cap === 'number' ? cap : undefined);
+    return undefined;
+  }
+
   function processLLMRequest<M>(args: MastraLLMRequestArgs<M>): { readonly prompt: M[] } | undefined {
     const run = registry.runFor(args.requestContext, options);
     // A request whose step never reported (it failed mid-stream): its tokens may have been spent.
     settle(run, undefined);
     const prompt = repair ? run.repairTranscript(args.prompt, { format: 'ai-sdk' }) : [...args.prompt];
-    const gate = run.checkModelCall({ model: modelName(args.model, options.model), messages: prompt });
+    const gate = run.checkModelCall({
+      model: modelName(args.model, options.model),
+      messages: prompt,
+      maxOutputTokens: caps.get(run),
+    });
     if (gate.status === 'refused') {
       // The note of what stopped the run, rather than the echo `run_stopped`.
       const refusal = run.stopped ?? gate.refusal;
@@ -68,13 +81,14 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
   }
 
   // Not frozen: Mastra writes its place in the list (`processorIndex`) on each processor.
-  return { id: PROCESSOR_ID, name: 'hyphae guards', processLLMRequest, processOutputStep };
+  return { id: PROCESSOR_ID, name: 'hyphae guards', processInputStep, processLLMRequest, processOutputStep };
 }
 
 /**
  * A Mastra processor that holds the run's model requests to the guards. Before each request
  * (`processLLMRequest`) the prompt is repaired when it needs it (orphan results, unanswered
- * calls, duplicate ids) and the budget pre-flight runs on it; a request the guards refuse — a
+ * calls, duplicate ids) and the budget pre-flight runs on it, at the step's `maxOutputTokens`
+ * (read in `processInputStep`; the pipeline's `defaultMaxOutputTokens` when it sets none); a request the guards refuse — a
  * run a terminal refusal stopped (the loop fuse, a used-up budget), a request the budget cannot
  * fit — is not sent: the processor aborts, and `generate()` returns with `finishReason: 'other'`
  * and a `tripwire` whose `metadata.hyphae` holds the verdict (read it with

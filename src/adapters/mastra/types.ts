@@ -72,6 +72,12 @@ export interface MastraLLMRequestArgs<M = unknown> {
   abort(reason?: string, options?: MastraTripwireOptions): never;
 }
 
+/** The arguments of `processInputStep` the guards read. */
+export interface MastraInputStepArgs {
+  readonly modelSettings?: { readonly maxOutputTokens?: number | undefined } | undefined;
+  readonly requestContext?: MastraRequestContextLike | undefined;
+}
+
 /** The arguments of `processOutputStep` the guards read. */
 export interface MastraOutputStepArgs<L> {
   readonly usage?: unknown;
@@ -86,6 +92,7 @@ export interface MastraOutputStepArgs<L> {
 export interface HyphaeProcessor {
   readonly id: 'hyphae';
   readonly name: string;
+  processInputStep(args: MastraInputStepArgs): undefined;
   processLLMRequest<M>(args: MastraLLMRequestArgs<M>): { readonly prompt: M[] } | undefined;
   processOutputStep<L>(args: MastraOutputStepArgs<L>): L;
 }
