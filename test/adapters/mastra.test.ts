@@ -5,7 +5,8 @@
  * the error result of its own call id.
  */
 import { describe, expect, it } from 'vitest';
-import { type GuardEvent, stoppedVerdictOf, withGuards } from '../../src/adapters/mastra.js';
+import { createGuardPipeline, type GuardEvent, stoppedVerdictOf, withGuards } from '../../src/adapters/mastra.js';
+import { budgetFuse, createFuseBox, type FuseEvent } from '../../src/index.js';
 import { agentOf, billingTools, repeating, runContext, type Step, scriptedModel } from './mastra/agent.js';
 import { billingGuards } from './mastra/guards.js';
 
@@ -156,5 +157,43 @@ describe('hyphae/mastra: the completion cap the budget assumes', () => {
     });
 
     expect([model.prompts.length, result.text]).toEqual([2, 'o_7 has shipped.']);
+  });
+});
+
+describe('hyphae/mastra: two deliveries of one run at once', () => {
+  it('one agent books each request’s own usage against its own reservation', async () => {
+    const events: FuseEvent[] = [];
+    const pipeline = createGuardPipeline({
+      fuses: createFuseBox({ budget: budgetFuse({ maxTokens: 1_000_000 }), onEvent: (event) => events.push(event) }),
+    });
+    const spend = (input: number): Step => ({
+      calls: [{ id: `c_${input}`, name: 'lookup_order', input: { id: `o_${input}` } }],
+      usage: {
+        inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+        outputTokens: { total: 10, text: 10, reasoning: 0 },
+      },
+    });
+    const model = scriptedModel([spend(100), spend(200), { text: 'done' }, { text: 'done' }]);
+    // Both first requests are in flight before either is answered.
+    let arrivals = 0;
+    let bothArrived = () => {};
+    const barrier = new Promise<void>((resolve) => {
+      bothArrived = resolve;
+    });
+    const answer = model.doGenerate.bind(model);
+    model.doGenerate = async (options) => {
+      if (++arrivals === 2) bothArrived();
+      await barrier;
+      return answer(options);
+    };
+    const agent = agentOf(withGuards(pipeline, { model, tools: billingTools().tools }));
+    const deliver = () => agent.generate('Where is my order?', { requestContext: runContext('twice-at-once') });
+
+    await Promise.all([deliver(), deliver()]);
+
+    const bookings = events.flatMap((event) => (event.type === 'model_usage' ? [event] : []));
+    expect(bookings.map((event) => event.reading.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    const inputs = bookings.map((event) => (event.reading.status === 'ok' ? event.reading.inputTokens : 0));
+    expect(inputs.sort((a, b) => a - b)).toEqual([10, 10, 100, 200]);
   });
 });

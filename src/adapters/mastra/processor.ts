@@ -36,47 +36,64 @@ function sameMessages(a: readonly unknown[], b: readonly unknown[]): boolean {
   return a.length === b.length && a.every((message, index) => message === b[index]);
 }
 
+/** The step-to-step record of one call of `generate` or `stream`. */
+interface StepSlot {
+  cap: number | undefined;
+  inFlight: { readonly reservation: ModelReservation | null } | undefined;
+}
+
 /** The processor over one registry (shared with the tool wrappers of the same pipeline). */
 export function createHyphaeProcessor(registry: MastraRunRegistry, options: HyphaeProcessorOptions): HyphaeProcessor {
   const repair = options.repairTranscript !== false;
-  // The reservation of each run's request in flight, until its step's usage is booked.
-  const pending = new WeakMap<GuardRun, ModelReservation | null>();
-  // The completion cap of each run's next request, from the step's model settings.
-  const caps = new WeakMap<GuardRun, number | undefined>();
-  const settle = (run: GuardRun, usage: unknown): void => {
-    if (!pending.has(run)) return;
-    const reservation = pending.get(run) ?? null;
-    pending.delete(run);
-    run.recordModelUsage(usage, reservation);
+  // What one call of `generate` or `stream` carries from step to step: the completion cap of its
+  // next request and the reservation of its request in flight. Keyed by the call's processor
+  // `state` (two deliveries of one run at once each have their own), else by the run.
+  const slots = new WeakMap<object, StepSlot>();
+  const slotOf = (state: unknown, run: GuardRun): StepSlot => {
+    const key = typeof state === 'object' && state !== null ? state : run;
+    let slot = slots.get(key);
+    if (slot === undefined) {
+      slot = { cap: undefined, inFlight: undefined };
+      slots.set(key, slot);
+    }
+    return slot;
+  };
+  const settle = (run: GuardRun, slot: StepSlot, usage: unknown): void => {
+    const { inFlight } = slot;
+    if (inFlight === undefined) return;
+    slot.inFlight = undefined;
+    run.recordModelUsage(usage, inFlight.reservation);
   };
 
   function processInputStep(args: MastraInputStepArgs): undefined {
     const cap = args.modelSettings?.maxOutputTokens;
-    caps.set(registry.runFor(args.requestContext, options), typeof cap === 'number' ? cap : undefined);
+    slotOf(args.state, registry.runFor(args.requestContext, options)).cap = typeof cap === 'number' ? cap : undefined;
     return undefined;
   }
 
   function processLLMRequest<M>(args: MastraLLMRequestArgs<M>): { readonly prompt: M[] } | undefined {
     const run = registry.runFor(args.requestContext, options);
+    const slot = slotOf(args.state, run);
     // A request whose step never reported (it failed mid-stream): its tokens may have been spent.
-    settle(run, undefined);
+    settle(run, slot, undefined);
     const prompt = repair ? run.repairTranscript(args.prompt, { format: 'ai-sdk' }) : [...args.prompt];
     const gate = run.checkModelCall({
       model: modelName(args.model, options.model),
       messages: prompt,
-      maxOutputTokens: caps.get(run),
+      maxOutputTokens: slot.cap,
     });
     if (gate.status === 'refused') {
       // The note of what stopped the run, rather than the echo `run_stopped`.
       const refusal = run.stopped ?? gate.refusal;
       return args.abort(refusal.message, { metadata: { hyphae: verdictOf(refusal) } });
     }
-    pending.set(run, gate.reservation);
+    slot.inFlight = { reservation: gate.reservation };
     return sameMessages(prompt, args.prompt) ? undefined : { prompt };
   }
 
   function processOutputStep<L>(args: MastraOutputStepArgs<L>): L {
-    settle(registry.runFor(args.requestContext, options), args.usage);
+    const run = registry.runFor(args.requestContext, options);
+    settle(run, slotOf(args.state, run), args.usage);
     return args.messageList;
   }
 

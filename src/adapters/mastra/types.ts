@@ -66,6 +66,7 @@ export interface MastraTripwireOptions {
 
 /** The arguments of `processLLMRequest` the guards read; `M` is a provider-level prompt message. */
 export interface MastraLLMRequestArgs<M = unknown> {
+  readonly state?: object | undefined;
   readonly prompt: readonly M[];
   readonly model?: unknown;
   readonly requestContext?: MastraRequestContextLike | undefined;
@@ -74,12 +75,15 @@ export interface MastraLLMRequestArgs<M = unknown> {
 
 /** The arguments of `processInputStep` the guards read. */
 export interface MastraInputStepArgs {
+  /** The processor's state of this call of `generate` or `stream`, shared by its steps. */
+  readonly state?: object | undefined;
   readonly modelSettings?: { readonly maxOutputTokens?: number | undefined } | undefined;
   readonly requestContext?: MastraRequestContextLike | undefined;
 }
 
 /** The arguments of `processOutputStep` the guards read. */
 export interface MastraOutputStepArgs<L> {
+  readonly state?: object | undefined;
   readonly usage?: unknown;
   readonly requestContext?: MastraRequestContextLike | undefined;
   readonly messageList: L;
