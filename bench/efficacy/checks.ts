@@ -19,12 +19,17 @@ const stoppedLoop: Check = (_stock, hyphae) =>
     !/stopped by hyphae \(`loop_/.test(hyphae.ended) && `ended: ${hyphae.ended}`,
   );
 
-/** Nothing refused, and the run completes as stock. */
+/**
+ * Nothing refused, and the run completes as stock. A stock run its framework's step cap cut short
+ * did not complete: the guarded run (its cap raised) must then do at least the work stock did.
+ */
 const asStock: Check = (stock, hyphae) =>
   all(
     /refused `/.test(hyphae.guards) && hyphae.guards,
     hyphae.ended !== COMPLETED && `ended: ${hyphae.ended}`,
-    hyphae.toolExecutions !== stock.toolExecutions &&
+    (stock.ended === COMPLETED
+      ? hyphae.toolExecutions !== stock.toolExecutions
+      : hyphae.toolExecutions < stock.toolExecutions) &&
       `${hyphae.toolExecutions} executions against ${stock.toolExecutions} stock`,
   );
 

@@ -11,6 +11,7 @@ import { CLAUDE_AGENT_SCENARIOS, deliverClaudeAgent } from './frameworks/claude-
 import { deliverLangChain } from './frameworks/langchain.js';
 import { RECURSION_LIMIT } from './frameworks/langchain-model.js';
 import { deliverLangGraph } from './frameworks/langgraph.js';
+import { deliverMastra, MASTRA_GUARDED_STEPS, MASTRA_STEPS } from './frameworks/mastra.js';
 import { deliverOpenAi, OPENAI_MAX_COMPLETIONS } from './frameworks/openai.js';
 import { AGENTS_MAX_TURNS, deliverOpenAiAgents, deliverOpenAiAgentsStreamed } from './frameworks/openai-agents.js';
 import { type Deliver, type RunFigures, runScenario } from './harness.js';
@@ -27,7 +28,8 @@ export interface Framework {
     | 'openai-agents'
     | 'openai-agents-stream'
     | 'anthropic'
-    | 'claude-agent-sdk';
+    | 'claude-agent-sdk'
+    | 'mastra';
   /** The npm package whose version is reported. */
   readonly pkg: string;
   readonly label: string;
@@ -123,6 +125,15 @@ export const frameworks: readonly Framework[] = [
     limit: 'none (`maxTurns` and `maxBudgetUsd` unset by default)',
     deliver: deliverClaudeAgent,
     scenarios: CLAUDE_AGENT_SCENARIOS,
+  },
+  {
+    id: 'mastra',
+    pkg: '@mastra/core',
+    label: 'Mastra Agent',
+    stock: '`new Agent({ model, tools }).generate(messages)`, `MockLanguageModelV4`',
+    guarded: '`new Agent(withGuards(pipeline, { model, tools }))`, `maxSteps` raised',
+    limit: `\`maxSteps\` ${MASTRA_STEPS} stock (the default), ${MASTRA_GUARDED_STEPS} guarded`,
+    deliver: deliverMastra,
   },
 ];
 

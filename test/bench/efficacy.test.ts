@@ -32,6 +32,7 @@ describe('efficacy: the stock baselines show the failure', () => {
       ['openai-agents-stream', 10, 'threw `MaxTurnsExceededError`'],
       ['anthropic', 31, 'completed'],
       ['claude-agent-sdk', 31, 'completed'],
+      ['mastra', 5, 'max steps (5)'],
     ]);
     const twins = await runRow(frameworks[1] as (typeof frameworks)[number], scenarioOf('twin-calls'));
     expect([twins.stock.effects, twins.hyphae.effects]).toEqual([2, 1]);
@@ -58,6 +59,7 @@ describe('efficacy: the configuration the docs show is the one the bench runs', 
     'openai-agents.md',
     'anthropic.md',
     'claude-agent-sdk.md',
+    'mastra.md',
   ])('docs/adapters/%s embeds the `guards` region of examples/guards.ts as it is', (page) => {
     expect(pages).toContain(page);
     const text = readFileSync(new URL(page, dir), 'utf8');

@@ -1,6 +1,7 @@
 /**
  * The guard pipeline's public API, exported by every adapter entry (`hyphae/openai`, `hyphae/ai-sdk`,
- * `hyphae/langchain`, `hyphae/openai-agents`) so an application needs only its framework's entry.
+ * `hyphae/langchain`, `hyphae/openai-agents`, `hyphae/anthropic`, `hyphae/claude-agent-sdk`,
+ * `hyphae/mastra`) so an application needs only its framework's entry.
  */
 export { createGuardPipeline, type GuardPipeline, type GuardPipelineOptions } from '../pipeline.js';
 export { ModelCallRefusedError, ToolCallFailedError, ToolCallRefusedError } from './errors.js';
