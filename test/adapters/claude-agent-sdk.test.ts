@@ -11,6 +11,13 @@ import {
   permissionFuse,
 } from '../../src/index.js';
 
+/** The one tool of a list. */
+function only<T>(list: readonly T[]): T {
+  const [first] = list;
+  if (first === undefined || list.length !== 1) throw new Error(`expected one tool, got ${list.length}`);
+  return first;
+}
+
 const signal = new AbortController().signal;
 const ledger = () => createLedger({ storage: createMemoryStorage(), agentId: 'agent', policyVersion: '1' });
 
@@ -215,7 +222,7 @@ describe('guardClaudeAgent in-process tools', () => {
     const pipeline = createGuardPipeline({ ledger: ledger() });
     const agent = guardClaudeAgent({ guards: pipeline, runId: 'run-1' });
     const { charge, charges } = chargeTool();
-    const [guarded] = agent.guardTools('pay', [charge]);
+    const guarded = only(agent.guardTools('pay', [charge]));
 
     const first = await guarded.handler({ amount: 40 }, extra('toolu_pay'));
     const again = await guarded.handler({ amount: 40 }, extra('toolu_pay'));
@@ -238,7 +245,7 @@ describe('guardClaudeAgent in-process tools', () => {
       runId: 'run-1',
     });
     const { charge, charges } = chargeTool();
-    const [guarded] = agent.guardTools('pay', [charge]);
+    const guarded = only(agent.guardTools('pay', [charge]));
 
     const answer = await guarded.handler({ amount: 40 }, extra('toolu_pay'));
 
@@ -255,7 +262,7 @@ describe('guardClaudeAgent in-process tools', () => {
       runId: 'run-1',
     });
     const { charge, charges } = chargeTool();
-    const [guarded] = agent.guardTools('pay', [charge]);
+    const guarded = only(agent.guardTools('pay', [charge]));
     const [hook] = agent.hooks.PreToolUse[0]?.hooks ?? [];
 
     const decision = await hook?.(pre('toolu_1', 'mcp__pay__charge', { amount: 5 }), 'toolu_1', { signal });
@@ -272,7 +279,7 @@ describe('guardClaudeAgent in-process tools', () => {
       runId: 'run-1',
     });
     const { charge, charges } = chargeTool();
-    const [guarded] = agent.guardTools('pay', [charge]);
+    const guarded = only(agent.guardTools('pay', [charge]));
     const [hook] = agent.hooks.PreToolUse[0]?.hooks ?? [];
     const decisions = [];
     for (let turn = 0; turn < 3; turn++) {
@@ -297,7 +304,7 @@ describe('guardClaudeAgent in-process tools', () => {
       if (attempts < 3) throw new Error('gateway timeout');
       return { content: [{ type: 'text' as const, text: `${id}: shipped` }] };
     });
-    const [guarded] = agent.guardTools('shop', [lookup]);
+    const guarded = only(agent.guardTools('shop', [lookup]));
     const [hook] = agent.hooks.PreToolUse[0]?.hooks ?? [];
     const answers = [];
     for (const id of ['toolu_1', 'toolu_2', 'toolu_3']) {

@@ -171,7 +171,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
     return { behavior: 'allow', updatedInput: { ...input } };
   };
 
-  function guardTools<const T extends readonly ClaudeSdkToolLike<never>[]>(server: string, tools: T): T {
+  function guardTools<T extends ClaudeSdkToolLike<never>>(server: string, tools: readonly T[]): T[] {
     if (typeof server !== 'string' || server === '') {
       throw new InvalidOptionError('server', `\`server\` must be the MCP server's name, got \`${String(server)}\``);
     }
@@ -206,7 +206,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
         return { content: [{ type: 'text', text: outcome.message }], isError: true };
       };
       return { ...tool, handler: guarded };
-    }) as unknown as T;
+    }) as unknown as T[];
   }
 
   function observe(message: ClaudeSdkMessageLike): void {

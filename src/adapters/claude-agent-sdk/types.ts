@@ -116,7 +116,7 @@ export interface ClaudeAgentGuards {
    * included). The guards know each by its own name (`charge`), the agent by
    * `mcp__<server>__<tool>`; two tools of one name are refused.
    */
-  guardTools<const T extends readonly ClaudeSdkToolLike<never>[]>(server: string, tools: T): T;
+  guardTools<T extends ClaudeSdkToolLike<never>>(server: string, tools: readonly T[]): T[];
   /** Book the usage of an assistant message of the query's stream (once per message id). */
   observe(message: ClaudeSdkMessageLike): void;
   /** The guard run behind the query. */
