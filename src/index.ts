@@ -334,6 +334,7 @@ export { decisionDigest, EffectState, effectStateOf } from './ledger/decision.js
 export {
   GuardRecordError,
   type GuardRecords,
+  type HeldCallApproval,
   type HeldCallInput,
   type HeldCallSpend,
   type PolicyRecord,

@@ -226,7 +226,10 @@ export function createLedger(given: LedgerOptions): Ledger {
       );
     },
     release: (key, input) => releaseTransition(ctx, key, input),
-    records: createGuardRecords(ctx),
+    records: createGuardRecords({
+      ...ctx,
+      releaseNotExecuted: (key, audit) => releaseTransition(ctx, key, { verified: 'not_executed', ...audit }),
+    }),
     markWorkerDead: ((target: Parameters<typeof markWorkerDead>[1], input: Parameters<typeof markWorkerDead>[2]) =>
       markWorkerDead(ctx, target, input)) as Ledger['markWorkerDead'],
     waitFor: (key, waitOptions) => waitForTransition(ctx, key, waitOptions),

@@ -23,6 +23,12 @@ import type { LedgerStorage } from '../storage/ledger-storage.js';
 import type { LedgerScope, TransitionRecord } from '../storage/transition-record.js';
 import { ticketKey } from './transition-key.js';
 
+/** Who approves a held call, and why. */
+export interface HeldCallApproval {
+  readonly by: string;
+  readonly reason: string;
+}
+
 /** A policy record: a guard's versioned state under a key of its own. */
 export interface PolicyRecord {
   readonly key: string;
@@ -83,6 +89,11 @@ export interface GuardRecords {
   hold(input: HeldCallInput): Promise<TransitionRecord>;
   /** Spend the operator's `not_executed` release of the held call `record` on the call `ticket`. */
   spend(record: TransitionRecord, ticket: string): Promise<HeldCallSpend>;
+  /**
+   * An operator approves the held call under `key`: its next call runs, once (`release` with
+   * `not_executed`, refused with {@link GuardRecordError} when `key` is not a held call).
+   */
+  approve(key: string, audit: HeldCallApproval): Promise<TransitionRecord>;
 }
 
 /** A record in the store is not the kind of record a guard asked for. */
@@ -92,6 +103,17 @@ export class GuardRecordError extends GuardError {
     super('guard_record_malformed', message);
     this.key = key;
   }
+}
+
+/** A held call not yet answered: written by `hold`, not released to completion. */
+function isHeld(record: TransitionRecord): boolean {
+  return (
+    record.kind === 'tool' &&
+    record.outcome === 'BLOCKED' &&
+    record.boundary === 'not_crossed' &&
+    // Written by `hold` (`HeldCall`), or by the MCP proxy before held calls were guard records.
+    (record.error?.name === 'HeldCall' || record.error?.name === 'ApprovalRequired')
+  );
 }
 
 function isPolicy(record: TransitionRecord): boolean {
@@ -117,6 +139,8 @@ export function createGuardRecords(ctx: {
   readonly clock: Clock;
   readonly agentId: string;
   readonly policyVersion: string;
+  /** The ledger's operator release as `not_executed`. */
+  readonly releaseNotExecuted: (key: string, audit: HeldCallApproval) => Promise<TransitionRecord>;
 }): GuardRecords {
   const { storage } = ctx;
 
@@ -248,6 +272,15 @@ export function createGuardRecords(ctx: {
         throw new GuardRecordError(input.key, `Record \`${input.key}\` is not a held call`);
       }
       return record;
+    },
+    async approve(key, audit) {
+      stringArgument('records.approve', 'key', key);
+      recordArgument('records.approve', 'audit', audit, ['by', 'reason']);
+      const record = await storage.get(key);
+      if (record === null || !isHeld(record)) {
+        throw new GuardRecordError(key, `Record \`${key}\` is not a call held for approval`);
+      }
+      return ctx.releaseNotExecuted(key, { by: audit.by, reason: audit.reason });
     },
     async spend(record, ticket) {
       recordArgument('records.spend', 'record', record, ['key', 'version', 'ticket', 'operatorResolution']);

@@ -67,6 +67,10 @@ describe.each(stores)('guard records on %s', (_name, backend) => {
       await expect(
         ledger.records.hold({ key: transition.key, tool, scope: {}, ticket: 't', code: 'held', message: 'held' }),
       ).rejects.toBeInstanceOf(GuardRecordError);
+      await expect(ledger.records.approve(transition.key, { by: 'ada', reason: 'r' })).rejects.toBeInstanceOf(
+        GuardRecordError,
+      );
+      expect((await ledger.get(transition.key))?.operatorResolution).toBeNull();
     } finally {
       await cleanup();
     }
@@ -84,7 +88,7 @@ describe.each(stores)('guard records on %s', (_name, backend) => {
       expect([held[0]?.outcome, held[0]?.boundary, held[0]?.error?.code]).toEqual(['BLOCKED', 'not_crossed', 'held']);
       expect(await ledger.records.spend(held[0] as NonNullable<(typeof held)[0]>, 'call-0')).toBe('unreleased');
 
-      await ledger.release(key, { verified: 'not_executed', by: 'ada', reason: 'approved' });
+      await ledger.records.approve(key, { by: 'ada', reason: 'approved' });
       const spends = await Promise.all(
         Array.from({ length: 8 }, async (_, n) => {
           for (;;) {

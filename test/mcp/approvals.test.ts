@@ -109,10 +109,10 @@ describe('approvals', () => {
     expect(linesOf(effects)).toEqual([]);
 
     const release = hyphae(dir, [
-      'transitions',
-      'release',
+      'mcp',
+      'approve',
+      '--call',
       records[0]?.key ?? '',
-      '--not-executed',
       '--by',
       'ops',
       '--reason',
@@ -141,6 +141,10 @@ describe('approvals', () => {
     }[];
     const paid = all.find((record) => record.tool === 'pay');
     expect(paid?.effectState).toBe('COMMITTED');
+    // Only a held call is approved this way: the payment's own transition is refused.
+    const paidKey = (all as unknown as { key: string; tool: string }[]).find((record) => record.tool === 'pay')?.key;
+    const wrong = hyphae(dir, ['mcp', 'approve', '--call', paidKey ?? '', '--by', 'ops', '--reason', 'oops']);
+    expect([wrong.code, wrong.stderr]).toEqual([1, expect.stringContaining('is not a call held for approval')]);
     expect(paid?.decision?.verdicts.map((v) => `${v.verdict} ${v.check}`)).toEqual([
       'allow registry',
       'allow fuses',

@@ -1,11 +1,13 @@
 /**
- * `hyphae mcp`: the guarding proxy in front of an MCP server, and `hyphae mcp approve` / `hyphae
- * mcp reject` for a tool whose changed definition was quarantined.
+ * `hyphae mcp`: the guarding proxy in front of an MCP server, `hyphae mcp approve` / `hyphae mcp
+ * reject` for a tool whose changed definition was quarantined, and `hyphae mcp approve --call KEY`
+ * for a call held for an operator's approval.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createPinStore } from '../../adapters/mcp/pins.js';
 import type { HyphaeConfig } from '../../config/create-config.js';
+import { GuardError } from '../../errors.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 import { DEFAULT_CONFIG_FILE, loadCommandConfig } from '../lib/config-ledgers.js';
 import { listOption, type OptionSpec, type ParsedOptions, parseOptions, stringOption } from '../lib/parse-options.js';
@@ -17,6 +19,7 @@ const HELP = `Usage: hyphae mcp [options] -- <command> [args…]
        hyphae mcp [options] --url http://HOST/mcp
        hyphae mcp approve TOOL --server NAME --by WHO [--reason WHY] [-c FILE]
        hyphae mcp reject TOOL --server NAME --by WHO --reason WHY [-c FILE]
+       hyphae mcp approve --call KEY --by WHO --reason WHY [-c FILE]
 
 Runs <command> as an MCP server over stdio (or connects to one over Streamable HTTP with --url)
 and serves it to the client on this process's stdio (or over Streamable HTTP with --listen),
@@ -31,6 +34,9 @@ Subcommands:
   reject TOOL --server NAME --by WHO --reason WHY
         reject it: the old pin stays, and that definition stays quarantined without being
         offered for review again (a later, different one is)
+  approve --call KEY --by WHO --reason WHY
+        approve the call held under KEY (an \`mcp.approval\` transition of a tool with
+        approval: required): the client's next call with the same arguments runs, once
 
 Options:
   -c, --config FILE     the config (default ./hyphae.yaml; without one: safe defaults, no ledger)
@@ -59,6 +65,7 @@ const RUN_SPEC: Readonly<Record<string, OptionSpec>> = {
 
 const APPROVE_SPEC: Readonly<Record<string, OptionSpec>> = {
   config: { type: 'string', short: 'c' },
+  call: { type: 'string' },
   server: { type: 'string' },
   by: { type: 'string' },
   reason: { type: 'string' },
@@ -70,8 +77,41 @@ async function configFor(file: string | undefined, ctx: CommandContext): Promise
   return (await loadCommandConfig(path, ctx)) ?? null;
 }
 
+/** `hyphae mcp approve --call KEY`: release the held call through the ledger's guard records. */
+async function approveCall(parsed: ParsedOptions, key: string, ctx: CommandContext): Promise<number> {
+  const by = stringOption(parsed, 'by');
+  const reason = stringOption(parsed, 'reason');
+  if (parsed.positionals.length > 0 || stringOption(parsed, 'server') !== undefined) {
+    throw new UsageError('`hyphae mcp approve --call KEY` takes no TOOL and no --server');
+  }
+  if (by === undefined || reason === undefined)
+    throw new UsageError('`hyphae mcp approve --call` needs --by and --reason');
+  const config = await configFor(stringOption(parsed, 'config') ?? DEFAULT_CONFIG_FILE, ctx);
+  if (config === null || config === undefined) return ExitCode.failed;
+  try {
+    if (config.ledger === undefined) {
+      ctx.err.line('The config has no `action_ledger`: there are no held calls to approve');
+      return ExitCode.failed;
+    }
+    await config.ledger.records.approve(key, { by, reason });
+    ctx.out.line(`Approved the call held under \`${key}\`: the client's next identical call runs, once`);
+    return ExitCode.ok;
+  } catch (error) {
+    if (!(error instanceof GuardError)) throw error;
+    ctx.err.line(error.message);
+    return ExitCode.failed;
+  } finally {
+    await config.close();
+  }
+}
+
 async function review(action: 'approve' | 'reject', args: readonly string[], ctx: CommandContext): Promise<number> {
   const parsed = parseOptions(`mcp ${action}`, args, APPROVE_SPEC);
+  const call = stringOption(parsed, 'call');
+  if (call !== undefined) {
+    if (action === 'reject') throw new UsageError('`hyphae mcp reject` reviews a tool definition; it takes no --call');
+    return approveCall(parsed, call, ctx);
+  }
   const [tool, extra] = parsed.positionals;
   const server = stringOption(parsed, 'server');
   const by = stringOption(parsed, 'by');
