@@ -5,7 +5,14 @@
  * refused call reaches the model as the error result of its own call id.
  */
 import { describe, expect, it } from 'vitest';
-import { createGuardPipeline, type GuardEvent, stoppedVerdictOf, withGuards } from '../../src/adapters/mastra.js';
+import {
+  createGuardPipeline,
+  type GuardEvent,
+  guardMastraTools,
+  hyphaeProcessor,
+  stoppedVerdictOf,
+  withGuards,
+} from '../../src/adapters/mastra.js';
 import { budgetFuse, createFuseBox, type FuseEvent } from '../../src/index.js';
 import { agentOf, billingTools, repeating, runContext, type Step, scriptedModel } from './mastra/agent.js';
 import { billingGuards } from './mastra/guards.js';
@@ -179,6 +186,33 @@ describe('hyphae/mastra: the completion cap the budget assumes', () => {
 
     expect([model.prompts.length, stoppedVerdictOf(result)?.code]).toEqual([0, 'budget_tokens_exceeded']);
     expect(result.text).toMatch(/NOT/);
+  });
+
+  it('a streamed run whose first request cannot fit ends with the note, by the pieces wired by hand', async () => {
+    const model = scriptedModel(lookupThenAnswer());
+    const billing = billingTools();
+    const pipeline = billingGuards({ maxTokens: 3_000 });
+    const processor = hyphaeProcessor(pipeline);
+    const agent = agentOf({
+      model,
+      tools: guardMastraTools(billing.tools, pipeline),
+      inputProcessors: [processor],
+      outputProcessors: [processor],
+    });
+
+    const output = await agent.stream('Where is o_7?', { requestContext: runContext('cap-3') });
+    const parts: string[] = [];
+    for await (const part of output.fullStream) parts.push(part.type);
+    const full = await output.getFullOutput();
+
+    expect([model.prompts.length, billing.lookups()]).toEqual([0, 0]);
+    expect(parts).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'step-finish', 'finish']);
+    expect([full.finishReason, full.error, stoppedVerdictOf(full)?.code]).toEqual([
+      'stop',
+      undefined,
+      'budget_tokens_exceeded',
+    ]);
+    expect(full.text).toMatch(/NOT/);
   });
 
   it('prices a request at the `maxOutputTokens` of its model settings', async () => {
