@@ -7,8 +7,8 @@
  * 2. A model that repeats the same payment under the same call id pays once: the second call is
  *    answered from the ledger.
  * 3. A model stuck on one payment pays once (the repeat is answered from the ledger) and is stopped
- *    by the loop fuse at its third call; the run ends with no further model request, and
- *    `stoppedVerdictOf(result)` says why.
+ *    by the loop fuse at its third call; the run ends with no further model request, its text is
+ *    the note of the refusal, and `stoppedVerdictOf(result)` says why.
  *
  * Run: npx tsx examples/mastra-agent.ts
  */
@@ -120,4 +120,4 @@ const stuck = Array.from({ length: 30 }, () => ({
   input: { invoice: 'inv_7', amount: 5 },
 }));
 const stopped = await agentWith(stuck).generate('Pay invoice 7', { maxSteps: 25, requestContext: runContext('pay-7') });
-console.log('3. loop:', stopped.finishReason, stoppedVerdictOf(stopped)?.code, `(${charges.length} charges in all)`);
+console.log('3. loop:', stoppedVerdictOf(stopped)?.code, `(${charges.length} charges in all):`, stopped.text);

@@ -100,13 +100,13 @@ describe('hyphae/mastra: what it is given', () => {
     expect(JSON.stringify(model.prompts[1]?.at(-1))).toContain('`scope` must give a non-empty string `runId`');
   });
 
-  it('reads only the verdicts of its own processor', () => {
+  it('reads only the verdict the processor wrote', () => {
     const verdict = { stage: 'fuses', code: 'loop_repeat', reason: 'r', terminal: true };
 
-    expect(stoppedVerdictOf({ tripwire: { processorId: 'hyphae', metadata: { hyphae: verdict } } })).toEqual(verdict);
-    expect(
-      stoppedVerdictOf({ tripwire: { processorId: 'moderation', metadata: { hyphae: verdict } } }),
-    ).toBeUndefined();
+    expect(stoppedVerdictOf({ providerMetadata: { hyphae: verdict } })).toEqual(verdict);
+    expect(stoppedVerdictOf({ providerMetadata: { openai: verdict } })).toBeUndefined();
+    expect(stoppedVerdictOf({ providerMetadata: { hyphae: { code: 7 } } })).toBeUndefined();
+    expect(stoppedVerdictOf({ tripwire: { processorId: 'hyphae', metadata: { hyphae: verdict } } })).toBeUndefined();
     expect(stoppedVerdictOf({ finishReason: 'stop' })).toBeUndefined();
   });
 });

@@ -1,11 +1,18 @@
 /**
  * `hyphae/mastra` over the real `@mastra/core` `Agent` with a scripted model: a stopped run ends
- * with no further model request and the verdict in its tripwire, the loop fuse lets the step cap
- * be lifted, the budget refuses the request past its ceiling, a refused call reaches the model as
- * the error result of its own call id.
+ * with no further model request, the refusal's note as its text and the verdict on its last step,
+ * the loop fuse lets the step cap be lifted, the budget refuses the request past its ceiling, a
+ * refused call reaches the model as the error result of its own call id.
  */
 import { describe, expect, it } from 'vitest';
-import { createGuardPipeline, type GuardEvent, stoppedVerdictOf, withGuards } from '../../src/adapters/mastra.js';
+import {
+  createGuardPipeline,
+  type GuardEvent,
+  guardMastraTools,
+  hyphaeProcessor,
+  stoppedVerdictOf,
+  withGuards,
+} from '../../src/adapters/mastra.js';
 import { budgetFuse, createFuseBox, type FuseEvent } from '../../src/index.js';
 import { agentOf, billingTools, repeating, runContext, type Step, scriptedModel } from './mastra/agent.js';
 import { billingGuards } from './mastra/guards.js';
@@ -37,18 +44,36 @@ describe('hyphae/mastra: stopping a run', () => {
     expect(stoppedVerdictOf(result)).toBeUndefined();
   });
 
-  it('ends an identical-call loop after 2 executions and 3 model requests, with the verdict', async () => {
+  it('ends an identical-call loop after 2 executions and 3 model requests, with the note and the verdict', async () => {
     const model = scriptedModel(repeating(30, 'lookup_order', { id: 'o_7' }));
     const billing = billingTools();
     const events: GuardEvent[] = [];
-    const agent = agentOf(withGuards(billingGuards({ events }), { model, tools: billing.tools }));
+    const pipeline = billingGuards({ events });
+    const agent = agentOf(withGuards(pipeline, { model, tools: billing.tools }));
 
     const result = await agent.generate('Where is o_7?', { maxSteps: 25, requestContext: runContext('loop-1') });
 
     expect([billing.lookups(), model.prompts.length]).toEqual([2, 3]);
-    expect(result.finishReason).toBe('other');
-    expect(stoppedVerdictOf(result)).toMatchObject({ code: 'loop_repeat', stage: 'fuses', terminal: true });
-    expect(result.tripwire?.reason).toMatch(/NOT/);
+    const stopped = pipeline.forRun({ threadId: 'thread-1', runId: 'loop-1' }).stopped;
+    expect(stopped?.code).toBe('loop_repeat');
+    expect([result.finishReason, result.text, result.error, result.tripwire]).toEqual([
+      'stop',
+      stopped?.message,
+      undefined,
+      undefined,
+    ]);
+    expect(result.text).toMatch(/`lookup_order` was NOT executed/);
+    expect(stoppedVerdictOf(result)).toEqual({
+      code: 'loop_repeat',
+      stage: 'fuses',
+      terminal: true,
+      reason: stopped?.reason,
+    });
+    expect(stoppedVerdictOf(result.steps.at(-1))?.code).toBe('loop_repeat');
+    expect(result.response.messages?.at(-1)).toMatchObject({
+      role: 'assistant',
+      content: [{ type: 'text', text: stopped?.message }],
+    });
     expect(events.filter((event) => event.type === 'model_call').map((event) => event.status)).toEqual([
       'allowed',
       'allowed',
@@ -57,18 +82,29 @@ describe('hyphae/mastra: stopping a run', () => {
     ]);
   });
 
-  it('ends a streamed loop the same way', async () => {
+  it('ends a streamed loop the same way: the note is streamed as the last text', async () => {
     const model = scriptedModel(repeating(30, 'lookup_order', { id: 'o_7' }));
     const billing = billingTools();
-    const agent = agentOf(withGuards(billingGuards(), { model, tools: billing.tools }));
+    const pipeline = billingGuards();
+    const agent = agentOf(withGuards(pipeline, { model, tools: billing.tools }));
 
     const output = await agent.stream('Where is o_7?', { maxSteps: 25, requestContext: runContext('loop-2') });
     const parts: string[] = [];
-    for await (const part of output.fullStream) parts.push(part.type);
+    let streamed = '';
+    for await (const part of output.fullStream) {
+      parts.push(part.type);
+      if (part.type === 'text-delta') streamed += part.payload.text;
+    }
 
+    const note = pipeline.forRun({ threadId: 'thread-1', runId: 'loop-2' }).stopped?.message;
     expect([billing.lookups(), model.prompts.length]).toEqual([2, 3]);
-    expect(parts).toContain('tripwire');
-    expect(stoppedVerdictOf(await output.tripwire)?.code).toBe('loop_repeat');
+    expect(parts).not.toContain('tripwire');
+    expect(parts).not.toContain('error');
+    expect(parts.at(-1)).toBe('finish');
+    expect([streamed, await output.text, await output.finishReason]).toEqual([note, note, 'stop']);
+    expect(note).toMatch(/NOT executed/);
+    const full = await output.getFullOutput();
+    expect([full.text, stoppedVerdictOf(full)?.code]).toEqual([note, 'loop_repeat']);
   });
 
   it('answers the refused call with its own call id: the model reads that it did NOT happen', async () => {
@@ -104,7 +140,7 @@ describe('hyphae/mastra: stopping a run', () => {
     });
     const next = await agentOf(withGuards(pipeline, { model: second, tools: billing.tools })).generate('once');
 
-    expect(stoppedVerdictOf(stopped)?.code).toBe('loop_repeat');
+    expect([stoppedVerdictOf(stopped)?.code, stopped.text]).toEqual(['loop_repeat', expect.stringMatching(/NOT/)]);
     expect([stoppedVerdictOf(next), next.text]).toEqual([undefined, 'ok']);
   });
 });
@@ -120,14 +156,18 @@ describe('hyphae/mastra: the budget', () => {
     });
     const model = scriptedModel(Array.from({ length: 8 }, (_, i) => spend(i)));
     const billing = billingTools();
-    const agent = agentOf(withGuards(billingGuards({ maxTokens: 20_000 }), { model, tools: billing.tools }));
+    const pipeline = billingGuards({ maxTokens: 20_000 });
+    const agent = agentOf(withGuards(pipeline, { model, tools: billing.tools }));
 
     const result = await agent.generate('Summarise c_9', { maxSteps: 25, requestContext: runContext('budget-1') });
 
     const spent = model.prompts.reduce((sum, _prompt, i) => sum + 3_000 * (i + 1) + 500, 0);
     expect(spent).toBeLessThanOrEqual(20_000);
     expect(model.prompts.length).toBeGreaterThan(1);
-    expect(result.finishReason).toBe('other');
+    // Every call the model made ran; the request past the ceiling was answered with the note.
+    expect(billing.lookups()).toBe(model.prompts.length);
+    const stopped = pipeline.forRun({ threadId: 'thread-1', runId: 'budget-1' }).stopped;
+    expect([result.finishReason, result.text, result.error]).toEqual(['stop', stopped?.message, undefined]);
     expect(stoppedVerdictOf(result)?.code).toMatch(/^budget_/);
   });
 });
@@ -145,6 +185,34 @@ describe('hyphae/mastra: the completion cap the budget assumes', () => {
     const result = await agent.generate('Where is o_7?', { requestContext: runContext('cap-1') });
 
     expect([model.prompts.length, stoppedVerdictOf(result)?.code]).toEqual([0, 'budget_tokens_exceeded']);
+    expect(result.text).toMatch(/NOT/);
+  });
+
+  it('a streamed run whose first request cannot fit ends with the note, by the pieces wired by hand', async () => {
+    const model = scriptedModel(lookupThenAnswer());
+    const billing = billingTools();
+    const pipeline = billingGuards({ maxTokens: 3_000 });
+    const processor = hyphaeProcessor(pipeline);
+    const agent = agentOf({
+      model,
+      tools: guardMastraTools(billing.tools, pipeline),
+      inputProcessors: [processor],
+      outputProcessors: [processor],
+    });
+
+    const output = await agent.stream('Where is o_7?', { requestContext: runContext('cap-3') });
+    const parts: string[] = [];
+    for await (const part of output.fullStream) parts.push(part.type);
+    const full = await output.getFullOutput();
+
+    expect([model.prompts.length, billing.lookups()]).toEqual([0, 0]);
+    expect(parts).toEqual(['start', 'text-start', 'text-delta', 'text-end', 'step-finish', 'finish']);
+    expect([full.finishReason, full.error, stoppedVerdictOf(full)?.code]).toEqual([
+      'stop',
+      undefined,
+      'budget_tokens_exceeded',
+    ]);
+    expect(full.text).toMatch(/NOT/);
   });
 
   it('prices a request at the `maxOutputTokens` of its model settings', async () => {

@@ -1,30 +1,24 @@
 /**
  * `hyphaeProcessor`: a Mastra processor at the provider boundary. `processLLMRequest` (just
- * before each model request) repairs the prompt and runs the budget pre-flight, and ends a run
- * the guards stopped without sending the request; `processOutputStep` (after each model step)
- * books the step's real usage in place of its reservation.
+ * before each model request) repairs the prompt and runs the budget pre-flight, and answers the
+ * request of a run the guards stopped itself, with the refusal's note, without sending it;
+ * `processOutputStep` (after each model step) books the step's real usage in place of its
+ * reservation.
  */
 import type { ModelReservation } from '../../fuses/budget.js';
-import { checkArguments, unreadableArgument } from '../../invalid-argument.js';
+import { checkArguments } from '../../invalid-argument.js';
 import type { GuardRun } from '../shared/run-types.js';
-import type { GuardRefusal } from '../shared/types.js';
 import { type MastraRunRegistry, mastraRunRegistry, toPipeline } from './run-registry.js';
+import { stopResponse } from './stop-response.js';
 import type {
   HyphaeProcessor,
   HyphaeProcessorOptions,
   MastraGuards,
   MastraInputStepArgs,
   MastraLLMRequestArgs,
+  MastraLLMRequestResult,
   MastraOutputStepArgs,
-  MastraStopVerdict,
 } from './types.js';
-
-/** The processor's id: the `processorId` of the tripwire a stopped run ends with. */
-const PROCESSOR_ID = 'hyphae';
-
-function verdictOf(refusal: GuardRefusal): MastraStopVerdict {
-  return { stage: refusal.stage, code: refusal.code, reason: refusal.reason, terminal: refusal.terminal };
-}
 
 function modelName(model: unknown, fallback: string | undefined): string {
   if (fallback !== undefined) return fallback;
@@ -71,7 +65,7 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
     return undefined;
   }
 
-  function processLLMRequest<M>(args: MastraLLMRequestArgs<M>): { readonly prompt: M[] } | undefined {
+  function processLLMRequest<M>(args: MastraLLMRequestArgs<M>): MastraLLMRequestResult<M> {
     const run = registry.runFor(args.requestContext, options);
     const slot = slotOf(args.state, run);
     // A request whose step never reported (it failed mid-stream): its tokens may have been spent.
@@ -83,9 +77,9 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
       maxOutputTokens: slot.cap,
     });
     if (gate.status === 'refused') {
-      // The note of what stopped the run, rather than the echo `run_stopped`.
-      const refusal = run.stopped ?? gate.refusal;
-      return args.abort(refusal.message, { metadata: { hyphae: verdictOf(refusal) } });
+      // The note of what stopped the run, rather than the echo `run_stopped`. Mastra replays this
+      // answer in place of the model's: the request is not sent.
+      return { response: stopResponse(run.stopped ?? gate.refusal) };
     }
     slot.inFlight = { reservation: gate.reservation };
     return sameMessages(prompt, args.prompt) ? undefined : { prompt };
@@ -98,18 +92,20 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
   }
 
   // Not frozen: Mastra writes its place in the list (`processorIndex`) on each processor.
-  return { id: PROCESSOR_ID, name: 'hyphae guards', processInputStep, processLLMRequest, processOutputStep };
+  return { id: 'hyphae', name: 'hyphae guards', processInputStep, processLLMRequest, processOutputStep };
 }
 
 /**
  * A Mastra processor that holds the run's model requests to the guards. Before each request
  * (`processLLMRequest`) the prompt is repaired when it needs it (orphan results, unanswered
  * calls, duplicate ids) and the budget pre-flight runs on it, at the step's `maxOutputTokens`
- * (read in `processInputStep`; the pipeline's `defaultMaxOutputTokens` when it sets none); a request the guards refuse — a
- * run a terminal refusal stopped (the loop fuse, a used-up budget), a request the budget cannot
- * fit — is not sent: the processor aborts, and `generate()` returns with `finishReason: 'other'`
- * and a `tripwire` whose `metadata.hyphae` holds the verdict (read it with
- * {@link stoppedVerdictOf}). After each model step (`processOutputStep`) its usage is booked.
+ * (read in `processInputStep`; the pipeline's `defaultMaxOutputTokens` when it sets none). A
+ * request the guards refuse — a run a terminal refusal stopped (the loop fuse, a used-up budget),
+ * a request the budget cannot fit — is not sent: the processor answers it with a final step whose
+ * text is the refusal's note (no tool calls, `finishReason: 'stop'`), so `generate()` and
+ * `stream()` end normally with the note as `text` and the verdict in `providerMetadata.hyphae`
+ * (read it with `stoppedVerdictOf`). After each model step (`processOutputStep`) its usage is
+ * booked.
  *
  * Put the same processor in `inputProcessors` and `outputProcessors`, with the tools guarded by
  * `guardMastraTools` over the same pipeline (`withGuards` does both).
@@ -129,28 +125,4 @@ export function createHyphaeProcessor(registry: MastraRunRegistry, options: Hyph
 export function hyphaeProcessor(guards: MastraGuards, options: HyphaeProcessorOptions = {}): HyphaeProcessor {
   checkArguments('hyphaeProcessor', { guards, options });
   return createHyphaeProcessor(mastraRunRegistry(toPipeline(guards)), options);
-}
-
-/**
- * The verdict of a run the guards stopped: from the result of `agent.generate()` (its
- * `tripwire`), or from a stream's `await output.tripwire`. `undefined` when the guards did not
- * stop the run.
- *
- * @example
- * const result = await agent.generate('Pay invoice 42', { requestContext });
- * const verdict = stoppedVerdictOf(result); // { code: 'loop_repeat', stage: 'fuses', … } | undefined
- */
-export function stoppedVerdictOf(result: unknown): MastraStopVerdict | undefined {
-  try {
-    if (typeof result !== 'object' || result === null) return undefined;
-    const tripwire = 'tripwire' in result ? (result as { tripwire?: unknown }).tripwire : result;
-    if (typeof tripwire !== 'object' || tripwire === null) return undefined;
-    const { processorId, metadata } = tripwire as { processorId?: unknown; metadata?: unknown };
-    if (processorId !== PROCESSOR_ID || typeof metadata !== 'object' || metadata === null) return undefined;
-    const verdict = (metadata as { hyphae?: unknown }).hyphae;
-    if (typeof verdict !== 'object' || verdict === null) return undefined;
-    return typeof (verdict as { code?: unknown }).code === 'string' ? (verdict as MastraStopVerdict) : undefined;
-  } catch (cause) {
-    return unreadableArgument('stoppedVerdictOf', 'result', cause);
-  }
 }

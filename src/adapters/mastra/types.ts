@@ -50,7 +50,7 @@ export interface HyphaeProcessorOptions extends MastraScopeOptions {
   readonly model?: string | undefined;
 }
 
-/** The verdict a run the guards stopped carries in its `tripwire.metadata.hyphae`. */
+/** The verdict a run the guards stopped carries in its last step's `providerMetadata.hyphae`. */
 export interface MastraStopVerdict {
   readonly stage: string;
   readonly code: string;
@@ -58,10 +58,19 @@ export interface MastraStopVerdict {
   readonly terminal: boolean;
 }
 
-/** What a processor's `abort` throws with: Mastra's tripwire options. */
-export interface MastraTripwireOptions {
-  readonly retry?: boolean;
-  readonly metadata?: { readonly hyphae: MastraStopVerdict };
+/** One stream chunk of an answer Mastra replays in place of a model request. */
+export interface MastraStopChunk {
+  readonly type: string;
+  readonly payload: unknown;
+}
+
+/**
+ * The answer `processLLMRequest` gives in place of a refused model request (Mastra's
+ * `CachedLLMStepResponse`): the refusal's note as a final text step, the verdict in its
+ * `providerMetadata.hyphae`.
+ */
+export interface MastraStopResponse {
+  readonly chunks: MastraStopChunk[];
 }
 
 /** The arguments of `processLLMRequest` the guards read; `M` is a provider-level prompt message. */
@@ -70,8 +79,16 @@ export interface MastraLLMRequestArgs<M = unknown> {
   readonly prompt: readonly M[];
   readonly model?: unknown;
   readonly requestContext?: MastraRequestContextLike | undefined;
-  abort(reason?: string, options?: MastraTripwireOptions): never;
 }
+
+/**
+ * What `processLLMRequest` returns: nothing (the prompt is sent as it is), the repaired prompt, or
+ * the answer that stands in for a refused request.
+ */
+export type MastraLLMRequestResult<M> =
+  | { readonly prompt: M[] }
+  | { readonly response: MastraStopResponse }
+  | undefined;
 
 /** The arguments of `processInputStep` the guards read. */
 export interface MastraInputStepArgs {
@@ -97,7 +114,7 @@ export interface HyphaeProcessor {
   readonly id: 'hyphae';
   readonly name: string;
   processInputStep(args: MastraInputStepArgs): undefined;
-  processLLMRequest<M>(args: MastraLLMRequestArgs<M>): { readonly prompt: M[] } | undefined;
+  processLLMRequest<M>(args: MastraLLMRequestArgs<M>): MastraLLMRequestResult<M>;
   processOutputStep<L>(args: MastraOutputStepArgs<L>): L;
 }
 

@@ -121,13 +121,14 @@ export interface TestAgentSettings {
   readonly model: ScriptedModel;
   readonly tools?: NonNullable<AgentConfig['tools']>;
   readonly inputProcessors?: readonly unknown[];
+  readonly outputProcessors?: readonly unknown[];
 }
 
 /** A Mastra agent with these settings (and any processors `withGuards` added) and the defaults for the rest. */
 export function agentOf(settings: TestAgentSettings): Agent {
   // Mastra declares the provider types of its own bundled copy; the AI SDK's mock is the same model at runtime.
   const model = settings.model as unknown as AgentConfig['model'];
-  const { inputProcessors, ...rest } = settings;
+  const { inputProcessors, outputProcessors, ...rest } = settings;
   return new Agent({
     id: 'billing',
     name: 'billing',
@@ -137,6 +138,9 @@ export function agentOf(settings: TestAgentSettings): Agent {
     ...(inputProcessors === undefined
       ? {}
       : { inputProcessors: inputProcessors as NonNullable<AgentConfig['inputProcessors']> }),
+    ...(outputProcessors === undefined
+      ? {}
+      : { outputProcessors: outputProcessors as NonNullable<AgentConfig['outputProcessors']> }),
   });
 }
 
