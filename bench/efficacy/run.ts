@@ -1,10 +1,10 @@
 /**
  * Guard-efficacy benchmark: each scripted scenario with each framework loop (the openai SDK's
  * tool runner, the AI SDK's ToolLoopAgent and streamText, LangChain's createAgent, a LangGraph
- * StateGraph, OpenAI Agents run() and streamed), stock and with hyphae, at each framework's own
- * default limits.
+ * StateGraph, OpenAI Agents run() and streamed, the Anthropic SDK's tool runner, the Claude Agent
+ * SDK's query() and a Mastra Agent), stock and with hyphae, at each framework's own default limits.
  *
- *   node --import tsx bench/efficacy/run.ts      # ~40 s
+ *   node --import tsx bench/efficacy/run.ts      # a few minutes: each query() starts Claude Code
  *
  * Writes bench/results/efficacy.json and bench/results/efficacy.md. A scenario whose expectation
  * hyphae missed with a framework is printed and reported as MISSED; it does not fail the run.
