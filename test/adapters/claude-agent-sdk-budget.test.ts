@@ -106,6 +106,27 @@ describe('guardClaudeAgent budget with query()', { timeout: 60_000 }, () => {
     expect(api.connects).toEqual([]);
   });
 
+  it('sends no request past the ceiling when `observe` runs one message behind the hooks', async () => {
+    const { api, base } = await offline(growing);
+    const { agent, spent } = guarded('budget-behind');
+    let held: unknown;
+    const behind = (message: never) => {
+      if (held !== undefined) agent.observe(held as never);
+      held = message;
+    };
+
+    const result = await drain(
+      query({ prompt: 'summarise c_9', options: { ...base, allowedTools: ['Bash'], hooks: { ...agent.hooks } } }),
+      behind,
+    );
+    agent.observe(held as never);
+
+    expect(served(api, growing)).toBeLessThanOrEqual(MAX_TOKENS);
+    expect(spent()).toBe(served(api, growing));
+    expect(result).toMatchObject({ terminal_reason: 'hook_stopped' });
+    expect(agent.run.stopped?.code).toBe('budget_tokens_exceeded');
+  });
+
   it('ends the query before its first request when the prompt and expected output pass the ceiling', async () => {
     const { api, base } = await offline(growing);
     const { agent, spent } = guarded('budget-first', 400);

@@ -137,7 +137,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
     const outcome = await admit(call.id, inProcess.get(call.agentName) ?? call.agentName, call.args);
     // A call that runs is followed by a model request carrying its result: one the budget cannot
     // take even without that result stops the run before the call.
-    const stop = outcome.status === 'ok' ? budget.preflight() : null;
+    const stop = outcome.status === 'ok' ? budget.preflight(call.id) : null;
     if (outcome.status === 'ok' && stop === null) return {};
     const reason = outcome.status === 'ok' ? (stop as GuardRefusal).message : outcome.message;
     const stopped = run.stopped;
@@ -158,7 +158,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
     }
     // The result goes back to the model with the next request: the budget's pre-flight of it.
     budget.add({ tool_use_id: call?.id, content: field(input, failed ? 'error' : 'tool_response') });
-    const stopped = budget.preflight();
+    const stopped = budget.preflight(call?.id);
     return stopped === null ? {} : endQuery(stopped);
   };
 

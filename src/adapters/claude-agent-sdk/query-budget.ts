@@ -26,8 +26,11 @@ export interface QueryBudgetContext {
 export interface QueryBudget {
   /** Add what the next request carries (the prompt, a tool result) to the estimate. */
   add(part: unknown): void;
-  /** Check the next request against the budget; the refusal that stops the run, or `null`. */
-  preflight(): GuardRefusal | null;
+  /**
+   * Check the next request against the budget, from the hook of tool call `callId` (none before the
+   * first request); the refusal that stops the run, or `null`.
+   */
+  preflight(callId?: string): GuardRefusal | null;
   observe(message: ClaudeSdkMessageLike): void;
 }
 
@@ -63,6 +66,12 @@ export function createQueryBudget(context: QueryBudgetContext): QueryBudget {
   // The last answer's content while its output tokens are not final: its output is spent already.
   let unbooked: unknown[] = [];
   let pending: ModelReservation | null = null;
+  // Requests sent whose answer `observe` has not seen yet (a hook ran ahead of the stream), booked
+  // in order as their answers arrive, the output expected of each, and the tool calls observed.
+  const inFlight: ModelReservation[] = [];
+  let behind = false;
+  let expectedOutput = 0;
+  const seen = new Set<string>();
   // Output tokens booked per answer id, the answer whose stream events arrive, and the query's total.
   const booked = new Map<string, number>();
   let streaming: string | undefined;
@@ -82,17 +91,30 @@ export function createQueryBudget(context: QueryBudgetContext): QueryBudget {
       // One answer streams as one message per content block, each with the usage of its start.
       since.push(...blocks);
       unbooked.push(...blocks);
+      see(blocks);
       return;
     }
+    see(blocks);
     const name = field(inner, 'model');
     if (typeof name === 'string' && name !== '') model = name;
     // Booked in place of the pre-flight's reservation (missing usage: the reservation is booked).
-    if (usage !== undefined || pending !== null) book(usage, pending);
+    const reservation = inFlight.shift() ?? pending;
+    if (reservation === pending) pending = null;
+    if (usage !== undefined || reservation !== null) book(usage, reservation);
     booked.set(id, count(usage, 'output_tokens'));
     lastInput = inputOf(usage);
-    pending = null;
-    since = [...blocks];
+    behind = false;
+    // The results of this answer's calls that came before it was observed stay for the next request.
+    const calls = new Set<unknown>(blocks.map((block) => field(block, 'id')).filter((id) => id !== undefined));
+    since = [...blocks, ...since.filter((part) => calls.has(field(part, 'tool_use_id')))];
     unbooked = [...blocks];
+  }
+
+  function see(blocks: readonly unknown[]): void {
+    for (const block of blocks) {
+      const id = field(block, 'id');
+      if (field(block, 'type') === 'tool_use' && typeof id === 'string') seen.add(id);
+    }
   }
 
   /** A `message_delta` of the answer streaming: its output tokens so far, booked as they grow. */
@@ -113,6 +135,7 @@ export function createQueryBudget(context: QueryBudgetContext): QueryBudget {
 
   /** The query's result: its usage totals book what the stream left out (the last outputs). */
   function result(message: ClaudeSdkMessageLike): void {
+    for (const reservation of inFlight.splice(0)) run.releaseModelCall(reservation);
     if (pending !== null) run.releaseModelCall(pending);
     pending = null;
     const usage = field(message, 'usage');
@@ -125,21 +148,32 @@ export function createQueryBudget(context: QueryBudgetContext): QueryBudget {
     add(part) {
       since.push(part);
     },
-    preflight() {
+    preflight(callId) {
       const stopped = run.stopped;
       if (stopped !== null) return stopped;
-      // Checked again before the same request (parallel tool calls): the newer estimate stands.
-      if (pending !== null) run.releaseModelCall(pending);
+      if (pending !== null) {
+        // A call of an answer `observe` has not seen: the last reservation is a request already
+        // sent, held until its answer is booked. Otherwise this is the same request checked again
+        // (parallel tool calls): the newer estimate stands.
+        if (callId !== undefined && !seen.has(callId) && !behind) {
+          inFlight.push(pending);
+          behind = true;
+        } else {
+          run.releaseModelCall(pending);
+        }
+      }
       pending = null;
       const gate = run.checkModelCall({
         model: model ?? UNNAMED_MODEL,
         messages: [...unbooked, ...since],
-        knownPromptTokens: lastInput,
+        // The output of each answer not seen yet is in the next request's prompt too.
+        knownPromptTokens: lastInput + inFlight.length * expectedOutput,
         maxOutputTokens: context.maxOutputTokens,
         beginTurn: false,
       });
       if (gate.status === 'allowed') {
         pending = gate.reservation;
+        expectedOutput = gate.maxOutputTokens;
         return null;
       }
       // A refusal the fuse would let wait is final here: the binary sends the request regardless.
