@@ -67,6 +67,8 @@ export interface TurnEvent extends EventBase {
 export interface ModelCallEvent extends EventBase {
   readonly type: 'model_call';
   readonly model: string;
+  /** Present (`false`) when the check began no turn (a pre-flight taken while tool calls still run). */
+  readonly beginTurn?: false;
   readonly request: ModelCallRequest | null;
   readonly verdict: FuseVerdict;
   readonly reservation: ModelReservation | null;

@@ -67,7 +67,7 @@ function replayEvent(engine: RunEngine, event: FuseEvent): FuseEvent {
       engine.beginTurn(event.turnId);
       return { ...event };
     case FuseEventType.model_call:
-      return { ...event, ...engine.modelCall(event.model, event.request) };
+      return { ...event, ...engine.modelCall(event.model, event.request, event.beginTurn !== false) };
     case FuseEventType.model_usage:
       return { ...event, booking: engine.modelUsage(event.reading, event.model, event.reservationId) };
     case FuseEventType.release:

@@ -17,6 +17,11 @@ export interface ModelCallInput {
   readonly tools?: unknown;
   /** The completion cap; the estimate reserves all of it. */
   readonly maxOutputTokens: number;
+  /**
+   * Prompt tokens already known without counting (a framework that sends the calls itself: the
+   * previous call's booked input and output), added to the counted `messages`. Default 0.
+   */
+  readonly knownPromptTokens?: number;
 }
 
 /** Measured facts of a model call: what the gate decides on. */
@@ -72,7 +77,7 @@ function invalid(model: string, message: string): ModelCallFault {
 }
 
 /**
- * Measure a model call: prompt tokens (messages plus framing), tool-schema tokens and the
+ * Measure a model call: prompt tokens (messages plus framing, plus any known tokens), tool-schema tokens and the
  * completion cap. Never throws: a bad input or a failing counter comes back as a fault.
  *
  * @example
@@ -81,13 +86,23 @@ function invalid(model: string, message: string): ModelCallFault {
  */
 export function measureModelCall(input: ModelCallInput, counter: TokenCounter): ModelCallRequest {
   if (typeof input === 'object' && input !== null)
-    recordArgument('measureModelCall', 'input', input, ['model', 'messages', 'tools', 'maxOutputTokens']);
+    recordArgument('measureModelCall', 'input', input, [
+      'model',
+      'messages',
+      'tools',
+      'maxOutputTokens',
+      'knownPromptTokens',
+    ]);
   const model = typeof input?.model === 'string' ? input.model : '';
   if (model === '') return invalid(model, '`model` must be a non-empty string');
   const { messages, tools, maxOutputTokens } = input;
+  const known = input.knownPromptTokens ?? 0;
   if (!Array.isArray(messages)) return invalid(model, '`messages` must be an array');
   if (typeof maxOutputTokens !== 'number' || !Number.isInteger(maxOutputTokens) || maxOutputTokens < 0) {
     return invalid(model, `\`maxOutputTokens\` must be a non-negative integer (got \`${String(maxOutputTokens)}\`)`);
+  }
+  if (typeof known !== 'number' || !Number.isInteger(known) || known < 0) {
+    return invalid(model, `\`knownPromptTokens\` must be a non-negative integer (got \`${String(known)}\`)`);
   }
   let texts: string[];
   let toolText: string;
@@ -98,7 +113,7 @@ export function measureModelCall(input: ModelCallInput, counter: TokenCounter): 
     return invalid(model, `the messages or tools have no JSON form: ${errorMessage(error)}`);
   }
   try {
-    let promptTokens = REPLY_PRIMING_TOKENS;
+    let promptTokens = REPLY_PRIMING_TOKENS + known;
     for (const text of texts) promptTokens += TOKENS_PER_MESSAGE + counted(counter, text, model);
     const toolTokens = toolText === '' ? 0 : counted(counter, toolText, model);
     return { model, promptTokens, toolTokens, maxOutputTokens };

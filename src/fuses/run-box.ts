@@ -32,6 +32,15 @@ export interface ModelUsageOptions {
   readonly reservation?: ModelReservation | string | null;
 }
 
+/** How {@link FuseRun.checkModelCall} treats the turn. */
+export interface ModelCallOptions {
+  /**
+   * `false` for a pre-flight taken while the current turn's tool calls may still run (a framework
+   * that sends the next call itself, checked from its hooks): the check begins no turn. Default `true`.
+   */
+  readonly beginTurn?: boolean;
+}
+
 /** One run's fuses. Every method answers with data and never throws. */
 export interface FuseRun {
   readonly runId: string;
@@ -57,8 +66,11 @@ export interface FuseRun {
    * the loop fuse's `retryAllowance` before it counts as a repeat).
    */
   recordToolResult(call: ToolResult, outcome?: ToolOutcome): FuseVerdict;
-  /** Pre-flight a model call against the budget; an allowed call holds a reservation. */
-  checkModelCall(input: ModelCallInput): ModelCallDecision;
+  /**
+   * Pre-flight a model call against the budget (it begins a turn unless `options.beginTurn` is
+   * false); an allowed call holds a reservation.
+   */
+  checkModelCall(input: ModelCallInput, options?: ModelCallOptions): ModelCallDecision;
   /** Book a model call's real usage (any provider shape) in place of its reservation. */
   recordModelUsage(usage: unknown, options?: ModelUsageOptions): BudgetBooking;
   /** Give back a reservation whose call was not made. */
@@ -152,12 +164,13 @@ export function createRunBox(context: RunBoxContext): FuseRun {
       emit({ type: 'tool_result', runId, at: now(), call: record, resultFingerprint: fp, ok, verdict });
       return verdict;
     },
-    checkModelCall(input) {
+    checkModelCall(input, options) {
       const model = typeof input?.model === 'string' ? input.model : '';
       if (ended) return { verdict: context.ended(`The call to model \`${model}\``), reservation: null };
       const request = budget === undefined ? null : budget.measure(input);
-      const decision = engine.modelCall(model, request);
-      emit({ type: 'model_call', runId, at: now(), model, request, ...decision });
+      const beginTurn = options?.beginTurn !== false;
+      const decision = engine.modelCall(model, request, beginTurn);
+      emit({ type: 'model_call', runId, at: now(), model, ...(beginTurn ? {} : { beginTurn }), request, ...decision });
       return decision;
     },
     recordModelUsage(usage, options = {}) {

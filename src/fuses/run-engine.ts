@@ -50,7 +50,8 @@ export interface RunEngine {
   beginTurn(turnId: string | null): boolean;
   toolCall(record: ToolCallRecord): FuseVerdict;
   toolResult(record: ToolCallRecord, resultFingerprint: string | null, ok: boolean): FuseVerdict;
-  modelCall(model: string, request: ModelCallRequest | null): ModelCallDecision;
+  /** Gate a model call; it begins a turn unless `beginTurn` is false. */
+  modelCall(model: string, request: ModelCallRequest | null, beginTurn?: boolean): ModelCallDecision;
   modelUsage(reading: UsageReading, model: string | null, reservationId: string | null): BudgetBooking;
   release(reservationId: string): boolean;
   reset(): void;
@@ -182,10 +183,10 @@ export function createRunEngine(runId: string, slots: FuseSlots): RunEngine {
     return ALLOWED;
   }
 
-  function modelCall(model: string, request: ModelCallRequest | null): ModelCallDecision {
+  function modelCall(model: string, request: ModelCallRequest | null, beginsTurn = true): ModelCallDecision {
     const subject = `The call to model \`${model}\``;
     // The model's answer to this call is a new turn: its tool calls count afresh.
-    beginTurn(null);
+    if (beginsTurn) beginTurn(null);
     if (stopped !== null) return { verdict: stoppedRefusal(runId, stopped, subject), reservation: null };
     if (budget === undefined || request === null) return { verdict: ALLOWED, reservation: null };
     let decision: ModelCallDecision;

@@ -42,7 +42,12 @@ describe('guardClaudeAgent hooks', () => {
   it('fit `options.hooks` and `options.canUseTool` of the SDK', () => {
     const agent = guardClaudeAgent({ guards: {}, runId: 'run-1' });
     const options: Options = { hooks: { ...agent.hooks }, canUseTool: agent.canUseTool };
-    expect(Object.keys(options.hooks ?? {})).toEqual(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+    expect(Object.keys(options.hooks ?? {})).toEqual([
+      'UserPromptSubmit',
+      'PreToolUse',
+      'PostToolUse',
+      'PostToolUseFailure',
+    ]);
   });
 
   it('deny a call the permission fuse refuses, with the reason the model reads; the query goes on', async () => {
@@ -135,6 +140,61 @@ describe('guardClaudeAgent hooks', () => {
 
     expect(agent.run.stopped?.code).toBe('budget_usd_exceeded');
     expect(after).toMatchObject({ continue: false, hookSpecificOutput: { permissionDecision: 'deny' } });
+  });
+
+  it('book each answer once: its output from stream deltas, and what the stream left out from the result', () => {
+    const fuses = createFuseBox({ budget: budgetFuse({ maxTokens: 1_000_000 }) });
+    const agent = guardClaudeAgent({ guards: { fuses }, runId: 'run-1' });
+    const spent = () => fuses.forRun('run-1').stats().budget?.spentTokens;
+    const assistant = (id: string, input: number) => ({
+      type: 'assistant',
+      message: { id, model: 'claude-test', content: [], usage: { input_tokens: input, output_tokens: 1 } },
+    });
+    const event = (e: object) => ({ type: 'stream_event', event: e });
+
+    agent.observe(event({ type: 'message_start', message: { id: 'msg_1' } }));
+    agent.observe(assistant('msg_1', 1000));
+    agent.observe(assistant('msg_1', 1000));
+    agent.observe(event({ type: 'message_delta', usage: { output_tokens: 300 } }));
+    const streamed = spent();
+    agent.observe(assistant('msg_2', 2000));
+    const beforeResult = spent();
+    agent.observe({ type: 'result', usage: { input_tokens: 3000, output_tokens: 700 } });
+
+    expect([streamed, beforeResult, spent()]).toEqual([1300, 3301, 3700]);
+  });
+
+  it('end the query in `PostToolUse` when the next request, with the tool result, would pass the ceiling', async () => {
+    const agent = guardClaudeAgent({
+      guards: { fuses: createFuseBox({ budget: budgetFuse({ maxTokens: 10_000 }) }) },
+      runId: 'run-1',
+      maxOutputTokens: 1000,
+    });
+    const [hook] = agent.hooks.PostToolUse[0]?.hooks ?? [];
+    agent.observe({
+      type: 'assistant',
+      message: {
+        id: 'msg_1',
+        model: 'claude-test',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'Read', input: { file_path: '/a' } }],
+        usage: { input_tokens: 3000, output_tokens: 100 },
+      },
+    });
+
+    const small = await hook?.(post('toolu_1', 'Read', { file_path: '/a' }, 'short'), 'toolu_1', { signal });
+    const stoppedBefore = agent.run.stopped;
+    const large = await hook?.(post('toolu_2', 'Read', { file_path: '/b' }, 'x'.repeat(20_000)), 'toolu_2', {
+      signal,
+    });
+
+    expect(small).toEqual({});
+    expect(stoppedBefore).toBeNull();
+    expect(large).toMatchObject({ continue: false, stopReason: expect.stringMatching(/10000 tokens ceiling/) });
+    expect(agent.run.stopped).toMatchObject({ code: 'budget_tokens_exceeded', terminal: true });
+  });
+
+  it('rejects an output cap that is not a positive integer', () => {
+    expect(() => guardClaudeAgent({ guards: {}, runId: 'run-1', maxOutputTokens: 0 })).toThrow(/maxOutputTokens/);
   });
 });
 

@@ -98,4 +98,17 @@ describe('measureModelCall', () => {
       maxOutputTokens: 9,
     });
   });
+
+  it('adds the prompt tokens known without counting, and refuses a bad count', () => {
+    const counter = (text: string): number => text.length;
+
+    const known = measureModelCall(
+      { model: 'm', messages: ['abc'], maxOutputTokens: 9, knownPromptTokens: 500 },
+      counter,
+    );
+    const bad = measureModelCall({ model: 'm', messages: [], maxOutputTokens: 9, knownPromptTokens: -1 }, counter);
+
+    expect(known).toMatchObject({ promptTokens: 500 + 3 + 4 + 3 });
+    expect(bad).toMatchObject({ fault: 'invalid_request', message: expect.stringMatching(/knownPromptTokens/) });
+  });
 });

@@ -77,6 +77,22 @@ describe('loop counting follows the model turn', () => {
     expect(refused(run.checkToolCall(search)).code).toBe(FuseCode.loop_repeat);
   });
 
+  it('begins no turn at a pre-flight taken while the turn’s calls still run, and replays the same', () => {
+    const box = loopBox({ repeatThreshold: 2 });
+    const run = box.forRun('run-1');
+    run.checkToolCall(search);
+
+    run.checkModelCall({ model: 'm', messages: [], maxOutputTokens: 1 }, { beginTurn: false });
+    const redispatch = run.checkToolCall(search);
+
+    expect(run.turn).toBe(0);
+    expect(redispatch.allowed).toBe(true);
+    expect(box.log.find((event) => event.type === 'model_call')).toMatchObject({ beginTurn: false });
+    expect(box.replay(box.log).map((event) => event.type === 'tool_call' && event.verdict.allowed)).toEqual(
+      box.log.map((event) => event.type === 'tool_call' && event.verdict.allowed),
+    );
+  });
+
   it('gives a redispatched denial its first verdict, so it is one denial', () => {
     const box = createFuseBox({
       permission: permissionFuse({ granted: ['read'], tools: { refund: ['spend_money'] }, maxDenials: 2 }),

@@ -7,8 +7,8 @@
  *
  * Each query starts a Claude Code process (about a second), so this front door runs the scenarios
  * it can take (`CLAUDE_AGENT_SCENARIOS`): a prompt, not a stored history (no `orphan`,
- * `dangling`), and model calls it cannot refuse in advance (no `budget`: the binary makes them;
- * see docs/adapters/claude-agent-sdk.md, "Budget").
+ * `dangling`). The binary makes the model calls: `budget` is guarded by the pre-flight in the hooks
+ * between calls (see docs/adapters/claude-agent-sdk.md, "Budget").
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -28,6 +28,7 @@ export const CLAUDE_AGENT_SCENARIOS: readonly ScenarioId[] = [
   'polling',
   'polling-identical',
   'permission',
+  'budget',
   'redispatch',
   'replay',
   'abort-retry',

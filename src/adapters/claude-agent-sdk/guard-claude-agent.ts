@@ -13,6 +13,7 @@ import { arrayArgument, optionsOf } from '../../invalid-argument.js';
 import { toGuardPipeline } from '../pipeline.js';
 import type { GuardRun } from '../shared/run-types.js';
 import type { GuardRefusal, ToolCallOutcome } from '../shared/types.js';
+import { createQueryBudget } from './query-budget.js';
 import type {
   ClaudeAgentGuardOptions,
   ClaudeAgentGuards,
@@ -84,6 +85,16 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
   if (approve !== undefined && typeof approve !== 'function') {
     throw new InvalidOptionError('approve', '`approve` must be a function');
   }
+  const { model, maxOutputTokens } = options;
+  if (model !== undefined && (typeof model !== 'string' || model === '')) {
+    throw new InvalidOptionError('model', `\`model\` must be a model name, got \`${String(model)}\``);
+  }
+  if (maxOutputTokens !== undefined && (!Number.isInteger(maxOutputTokens) || maxOutputTokens < 1)) {
+    throw new InvalidOptionError(
+      'maxOutputTokens',
+      `\`maxOutputTokens\` must be a positive integer, got \`${String(maxOutputTokens)}\``,
+    );
+  }
   const run: GuardRun = pipeline.forRun({
     runId: options.runId,
     ...(options.threadId === undefined ? {} : { threadId: options.threadId }),
@@ -95,7 +106,7 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
   // The in-process tools whose bodies the pipeline runs, by the name the agent calls them
   // (`mcp__<server>__<tool>`): the guards know them by their own name, as in every other front door.
   const inProcess = new Map<string, string>();
-  const bookedMessages = new Set<string>();
+  const budget = createQueryBudget({ run, fuseRun, model, maxOutputTokens });
   // Call ids the hooks (or `canUseTool`) checked, and those whose result went back to the model.
   const admitted = new Set<string>();
   const answered = new Set<string>();
@@ -124,8 +135,11 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
     const call = callOf(input, toolUseID);
     if (call === undefined) return {};
     const outcome = await admit(call.id, inProcess.get(call.agentName) ?? call.agentName, call.args);
-    if (outcome.status === 'ok') return {};
-    const reason = outcome.message;
+    // A call that runs is followed by a model request carrying its result: one the budget cannot
+    // take even without that result stops the run before the call.
+    const stop = outcome.status === 'ok' ? budget.preflight(call.id) : null;
+    if (outcome.status === 'ok' && stop === null) return {};
+    const reason = outcome.status === 'ok' ? (stop as GuardRefusal).message : outcome.message;
     const stopped = run.stopped;
     return {
       ...(stopped === null ? {} : endQuery(stopped)),
@@ -135,14 +149,22 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
 
   const postToolUse: ClaudeHookCallback = async function hyphaePostToolUse(input, toolUseID) {
     const call = callOf(input, toolUseID);
+    const failed = input.hook_event_name === 'PostToolUseFailure';
     if (call?.id !== undefined) answered.add(call.id);
     if (call !== undefined && !inProcess.has(call.agentName)) {
-      const failed = input.hook_event_name === 'PostToolUseFailure';
       const record = { ...(call.id === undefined ? {} : { id: call.id }), name: call.agentName, args: call.args };
       if (failed) fuseRun()?.recordToolResult(record, { ok: false });
       else fuseRun()?.recordToolResult({ ...record, result: field(input, 'tool_response') });
     }
-    const stopped = run.stopped;
+    // The result goes back to the model with the next request: the budget's pre-flight of it.
+    budget.add({ tool_use_id: call?.id, content: field(input, failed ? 'error' : 'tool_response') });
+    const stopped = budget.preflight(call?.id);
+    return stopped === null ? {} : endQuery(stopped);
+  };
+
+  const userPromptSubmit: ClaudeHookCallback = async function hyphaeUserPromptSubmit(input) {
+    budget.add(field(input, 'prompt'));
+    const stopped = budget.preflight();
     return stopped === null ? {} : endQuery(stopped);
   };
 
@@ -209,27 +231,16 @@ export function guardClaudeAgent(given: ClaudeAgentGuardOptions): ClaudeAgentGua
     }) as unknown as T[];
   }
 
-  function observe(message: ClaudeSdkMessageLike): void {
-    if (message?.type !== 'assistant') return;
-    const inner = message.message;
-    const id = textOf(field(inner, 'id'));
-    const usage = field(inner, 'usage');
-    // One model answer streams as several assistant messages with the same id and usage.
-    if (id === undefined || usage === undefined || bookedMessages.has(id)) return;
-    bookedMessages.add(id);
-    const model = textOf(field(inner, 'model'));
-    fuseRun()?.recordModelUsage(usage, model === undefined ? {} : { model });
-  }
-
   return Object.freeze({
     hooks: Object.freeze({
+      UserPromptSubmit: [{ hooks: [userPromptSubmit] }],
       PreToolUse: [{ hooks: [preToolUse] }],
       PostToolUse: [{ hooks: [postToolUse] }],
       PostToolUseFailure: [{ hooks: [postToolUse] }],
     }),
     canUseTool,
     guardTools,
-    observe,
+    observe: (message: ClaudeSdkMessageLike) => budget.observe(message),
     run,
   });
 }

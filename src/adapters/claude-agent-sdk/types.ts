@@ -15,6 +15,8 @@ export interface ClaudeHookInput {
   readonly tool_use_id?: unknown;
   readonly tool_response?: unknown;
   readonly error?: unknown;
+  /** `UserPromptSubmit`'s prompt. */
+  readonly prompt?: unknown;
 }
 
 /** What a hook of this adapter answers: nothing, a `PreToolUse` denial, and/or the end of the query. */
@@ -44,6 +46,7 @@ export interface ClaudeHookMatcher {
 
 /** The hooks to spread into `options.hooks`. */
 export interface ClaudeAgentHooks {
+  UserPromptSubmit: ClaudeHookMatcher[];
   PreToolUse: ClaudeHookMatcher[];
   PostToolUse: ClaudeHookMatcher[];
   PostToolUseFailure: ClaudeHookMatcher[];
@@ -85,10 +88,15 @@ export interface ClaudeSdkToolLike<A = never> {
   handler: (args: A, extra: unknown) => Promise<ClaudeCallToolResult>;
 }
 
-/** An assistant message of the query's stream, read for its usage. */
+/** A message of the query's stream, read for usage (`assistant`, `stream_event`, `result`). */
 export interface ClaudeSdkMessageLike {
   readonly type: string;
+  /** An `assistant` message's API message (its id, model, content and usage). */
   readonly message?: unknown;
+  /** A `stream_event`'s raw stream event (`message_start`, `message_delta`). */
+  readonly event?: unknown;
+  /** A `result`'s usage totals of the query. */
+  readonly usage?: unknown;
 }
 
 /** Options of {@link guardClaudeAgent}. */
@@ -103,11 +111,24 @@ export interface ClaudeAgentGuardOptions {
    * Without it, `canUseTool` allows what the guards allow.
    */
   readonly approve?: (request: ClaudeApprovalRequest) => ClaudeApproval | Promise<ClaudeApproval>;
+  /**
+   * The model the query uses (`options.model`): the budget's pre-flight prices its estimates with
+   * it until an answer names the model. Default: the name `claude` (a token ceiling needs no price).
+   */
+  readonly model?: string;
+  /**
+   * The output the pre-flight expects of each model request (Claude Code's
+   * `CLAUDE_CODE_MAX_OUTPUT_TOKENS`, when set). Default: the pipeline's `defaultMaxOutputTokens`.
+   */
+  readonly maxOutputTokens?: number;
 }
 
 /** The guards of one query. */
 export interface ClaudeAgentGuards {
-  /** Spread into `options.hooks`: fuses in `PreToolUse`, results booked in `PostToolUse(Failure)`. */
+  /**
+   * Spread into `options.hooks`: fuses in `PreToolUse`, results booked in `PostToolUse(Failure)`,
+   * and the budget's pre-flight of the next model request in each (and in `UserPromptSubmit`).
+   */
   readonly hooks: ClaudeAgentHooks;
   /** `options.canUseTool`: the guards' verdict, then {@link ClaudeAgentGuardOptions.approve}. */
   readonly canUseTool: ClaudeCanUseTool;
@@ -117,7 +138,11 @@ export interface ClaudeAgentGuards {
    * `mcp__<server>__<tool>`; two tools of one name are refused.
    */
   guardTools<T extends ClaudeSdkToolLike<never>>(server: string, tools: readonly T[]): T[];
-  /** Book the usage of an assistant message of the query's stream (once per message id). */
+  /**
+   * Book the usage of the query's messages: each answer's input and output when its first
+   * `assistant` message arrives, output as `stream_event` deltas report it, and what the `result`'s
+   * totals add. Call it on every message, as it arrives: the pre-flight counts what it booked.
+   */
   observe(message: ClaudeSdkMessageLike): void;
   /** The guard run behind the query. */
   readonly run: GuardRun;

@@ -138,12 +138,16 @@ export function createGuardRun(
       } else if (fuseRun === undefined) {
         gate = { status: 'allowed', reservation: null, maxOutputTokens };
       } else {
-        const decision = fuseRun.checkModelCall({
-          model: input.model,
-          messages: input.messages,
-          tools: input.tools,
-          maxOutputTokens,
-        });
+        const decision = fuseRun.checkModelCall(
+          {
+            model: input.model,
+            messages: input.messages,
+            tools: input.tools,
+            maxOutputTokens,
+            ...(input.knownPromptTokens === undefined ? {} : { knownPromptTokens: input.knownPromptTokens }),
+          },
+          { beginTurn: input.beginTurn !== false },
+        );
         gate = decision.verdict.allowed
           ? { status: 'allowed', reservation: decision.reservation, maxOutputTokens }
           : { status: 'refused', refusal: fuseRefusal(decision.verdict, RefusalStage.model, terminalFuses) };

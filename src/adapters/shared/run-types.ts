@@ -23,6 +23,10 @@ export interface ModelCallCheck {
   readonly tools?: unknown;
   /** The completion cap; default the pipeline's `defaultMaxOutputTokens`. */
   readonly maxOutputTokens?: number | undefined;
+  /** Prompt tokens known without counting (the previous call's booked input and output), added to `messages`. */
+  readonly knownPromptTokens?: number | undefined;
+  /** `false`: a pre-flight taken while the turn's tool calls may still run, which begins no turn. */
+  readonly beginTurn?: boolean | undefined;
 }
 
 /** The answer of a budget pre-flight: an allowed call holds a reservation until booked or released. */
