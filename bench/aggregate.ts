@@ -16,6 +16,7 @@ const AREA_ORDER = [
   'redis-scripts',
   'first-call-parts',
   'dbos',
+  'durable',
   'throughput',
   'cluster',
   'cluster-scaling',
