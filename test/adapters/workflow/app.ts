@@ -17,6 +17,8 @@ const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
 const NODE_MODULES = fileURLToPath(new URL('../../../node_modules', import.meta.url));
 const TSX = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const CLI = join(NODE_MODULES, 'workflow/bin/run.js');
+/** How long one host may run. */
+const HOST_LIMIT_MS = 150_000;
 
 /** A built app in a temp folder of its own. */
 export interface BuiltApp {
@@ -149,8 +151,14 @@ export async function runHost(
     }
   });
   return new Promise<HostRun>((resolve, reject) => {
+    // A host that never ends (a run that never settles) is killed, so no child outlives its test.
+    const limit = setTimeout(() => {
+      failure ??= `no end after ${HOST_LIMIT_MS} ms`;
+      child.kill('SIGKILL');
+    }, HOST_LIMIT_MS);
     child.once('error', reject);
     child.once('exit', (code, signal) => {
+      clearTimeout(limit);
       if (failure !== null || (!killed && code !== 0)) {
         reject(new Error(`The Workflow host exited (${code ?? signal}): ${failure ?? ''}\n${stderr}`));
         return;
