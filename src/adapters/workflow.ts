@@ -1,0 +1,22 @@
+/**
+ * `hyphae/workflow`: exactly-once side effects inside Vercel Workflow DevKit steps — `ledgeredStep`
+ * runs a `"use step"` body through the ledger keyed by the step's `stepId`, and turns a hard block
+ * into the engine's non-retryable `FatalError`.
+ *
+ * @module
+ */
+export {
+  type DurableBoundary,
+  type DurableOperation,
+  type DurableOperationContext,
+  type DurableOperationSpec,
+  type DurableRunOptions,
+  isFinalDurableError,
+  runDurableOperation,
+} from './durable/run-durable-operation.js';
+export {
+  type LedgeredStepOptions,
+  ledgeredStep,
+  toWorkflowError,
+  type WorkflowStepContext,
+} from './workflow/ledgered-step.js';

@@ -1,0 +1,175 @@
+/**
+ * The Workflow DevKit app of fixture/: built with the `workflow` CLI (standalone target) into a temp
+ * folder, hosted by host.ts in a child process on the local world, its data, charges and ledger in
+ * that folder.
+ */
+import { fork, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HostCommand } from './host.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixture/', import.meta.url));
+const HOST = fileURLToPath(new URL('./host.ts', import.meta.url));
+const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+const NODE_MODULES = fileURLToPath(new URL('../../../node_modules', import.meta.url));
+const TSX = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
+const CLI = join(NODE_MODULES, 'workflow/bin/run.js');
+/** How long one host may run. */
+const HOST_LIMIT_MS = 150_000;
+
+/** A built app in a temp folder of its own. */
+export interface BuiltApp {
+  readonly dir: string;
+  /** The id of the `chargeOrder` workflow in the build's manifest. */
+  readonly workflowId: string;
+  readonly chargesFile: string;
+  readonly ledgerPath: string;
+  remove(): void;
+}
+
+/** Copy fixture/ into a temp folder (its imports of the library pointed at src/) and build it. */
+export function buildApp(): BuiltApp {
+  const dir = mkdtempSync(join(tmpdir(), 'hyphae-workflow-'));
+  try {
+    cpSync(join(FIXTURE, 'workflows'), join(dir, 'workflows'), { recursive: true });
+    const source = join(dir, 'workflows/charge.ts');
+    writeFileSync(source, readFileSync(source, 'utf8').replaceAll("'../../../../../src/", `'${SRC}`));
+    writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
+    symlinkSync(NODE_MODULES, join(dir, 'node_modules'), 'dir');
+    const built = spawnSync(process.execPath, [CLI, 'build', '--target', 'standalone'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, WORKFLOW_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' },
+      timeout: 120_000,
+    });
+    if (built.status !== 0)
+      throw new Error(`workflow build failed (${built.status}):\n${built.stdout}\n${built.stderr}`);
+    // The bundles are CommonJS; the app folder is a module package.
+    writeFileSync(join(dir, '.well-known/package.json'), '{ "type": "commonjs" }\n');
+    const manifest = JSON.parse(readFileSync(join(dir, '.well-known/workflow/v1/manifest.json'), 'utf8')) as {
+      workflows: Record<string, Record<string, { workflowId: string }>>;
+    };
+    const workflowId = Object.values(manifest.workflows).find((file) => file.chargeOrder)?.chargeOrder?.workflowId;
+    if (workflowId === undefined) throw new Error('The build has no chargeOrder workflow');
+    return {
+      dir,
+      workflowId,
+      chargesFile: join(dir, 'charges.jsonl'),
+      ledgerPath: join(dir, 'ledger.db'),
+      remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** How a run ended, as the host reported it. */
+export type Settled =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly error: { readonly name: string; readonly message: string } };
+
+/** What one host process did: the run it started, the charges its steps made, how the run ended (none when killed). */
+export interface HostRun {
+  readonly runId: string | null;
+  readonly charged: number;
+  readonly settled: Settled | null;
+  readonly killed: boolean;
+}
+
+/** How the app's steps behave (see fixture/workflows/charge.ts). */
+export interface AppSettings {
+  readonly guarded: boolean;
+  readonly afterCharge: 'hang' | 'throw' | 'return';
+  readonly keyed?: boolean;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * Host the app once. With `killAfterCharge` the host is SIGKILLed as soon as a step reports its
+ * charge (the step has not returned, so the engine has recorded nothing of it).
+ */
+export async function runHost(
+  app: BuiltApp,
+  command: Pick<HostCommand, 'action' | 'runId'>,
+  settings: AppSettings,
+  options: { readonly killAfterCharge?: boolean } = {},
+): Promise<HostRun> {
+  const port = await freePort();
+  const child = fork(HOST, [JSON.stringify({ ...command, buildDir: app.dir, workflowId: app.workflowId, port })], {
+    cwd: app.dir,
+    execArgv: ['--import', TSX],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      WORKFLOW_LOCAL_BASE_URL: `http://127.0.0.1:${port}`,
+      WORKFLOW_LOCAL_DATA_DIR: join(app.dir, '.workflow-data'),
+      WORKFLOW_TELEMETRY_DISABLED: '1',
+      CHARGES_FILE: app.chargesFile,
+      LEDGER_PATH: app.ledgerPath,
+      GUARDED: settings.guarded ? '1' : '0',
+      AFTER_CHARGE: settings.afterCharge,
+      KEYED: settings.keyed === true ? '1' : '0',
+    },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  let runId: string | null = command.runId ?? null;
+  let charged = 0;
+  let settled: Settled | null = null;
+  let failure: string | null = null;
+  let killed = false;
+  child.on('message', (message: { type: string } & Record<string, unknown>) => {
+    if (message.type === 'charged') {
+      charged++;
+      if (options.killAfterCharge === true) {
+        killed = true;
+        child.kill('SIGKILL');
+      }
+    } else if (message.type === 'started') {
+      runId = message.runId as string;
+    } else if (message.type === 'settled') {
+      settled = message as unknown as Settled;
+    } else if (message.type === 'failed') {
+      failure = String(message.error);
+    }
+  });
+  return new Promise<HostRun>((resolve, reject) => {
+    // A host that never ends (a run that never settles) is killed, so no child outlives its test.
+    const limit = setTimeout(() => {
+      failure ??= `no end after ${HOST_LIMIT_MS} ms`;
+      child.kill('SIGKILL');
+    }, HOST_LIMIT_MS);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      clearTimeout(limit);
+      if (failure !== null || (!killed && code !== 0)) {
+        reject(new Error(`The Workflow host exited (${code ?? signal}): ${failure ?? ''}\n${stderr}`));
+        return;
+      }
+      resolve({ runId, charged, settled, killed });
+    });
+  });
+}
+
+/** The charge lines the app's steps wrote (the provider's ground truth). */
+export function chargesOf(app: BuiltApp): number {
+  if (!existsSync(app.chargesFile)) return 0;
+  return readFileSync(app.chargesFile, 'utf8').trim().split('\n').filter(Boolean).length;
+}
