@@ -13,6 +13,7 @@ import { createScriptRunner, type RedisClientLike, replyArray, replyText, toStor
 import { connectionOf, type RedisConnectionOptions } from './redis/connection-options.js';
 import { listRecords, marker, planList } from './redis/list.js';
 import {
+  keepHazards,
   markerGoneError,
   maxmemoryHazards,
   orphanTicketError,
@@ -184,7 +185,8 @@ export function createRedisStorage(
     if (preflight !== null) return preflight;
     preflighting ??= preflightOn(client).then(
       (found) => {
-        preflight = found;
+        if (keepHazards(found.hazards)) preflight = found;
+        else preflighting = null;
         return found;
       },
       (error: unknown) => {

@@ -6,7 +6,7 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGuardPipeline } from '../../src/adapters/pipeline.js';
-import { LedgerStorageUnsafeError } from '../../src/errors.js';
+import { LedgerStorageUnavailableError, LedgerStorageUnsafeError } from '../../src/errors.js';
 import { createLedger } from '../../src/ledger/create-ledger.js';
 import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
 import { createRedisStorage, type RedisStorageSettings } from '../../src/storage/redis.js';
@@ -151,6 +151,29 @@ describe.skipIf(skip)('redis: maxmemory-policy', () => {
     closers.push(() => resp3.close());
     const storage = createRedisStorage({ client: resp3 }, { prefix: 'resp3:' });
 
+    expect(await storage.hazards()).toEqual([expect.objectContaining({ code: 'evicting_maxmemory_policy' })]);
+  });
+
+  it('checks the policy again when a reply was cut short, instead of refusing the store for good', async () => {
+    const real = await createClient({ url: evicting.url }).connect();
+    closers.push(() => real.close());
+    let cut = true;
+    // The connection's first CONFIG GET answers with no reply at all, as one broken mid-reply does.
+    const client = new Proxy(real, {
+      get(target, property, receiver) {
+        if (property !== 'sendCommand') return Reflect.get(target, property, receiver);
+        return async (args: string[]) => {
+          if (cut && args[0] === 'CONFIG') {
+            cut = false;
+            return null;
+          }
+          return target.sendCommand(args);
+        };
+      },
+    });
+    const storage = createRedisStorage({ client }, { prefix: 'cut:' });
+
+    await expect(storage.hazards()).rejects.toBeInstanceOf(LedgerStorageUnavailableError);
     expect(await storage.hazards()).toEqual([expect.objectContaining({ code: 'evicting_maxmemory_policy' })]);
   });
 });

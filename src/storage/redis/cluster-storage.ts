@@ -32,7 +32,7 @@ import {
   toStorageError,
 } from './connection.js';
 import { marker, planList } from './list.js';
-import { ledgerIdentity, markerGoneError, maxmemoryHazards, orphanTicketError } from './preflight.js';
+import { keepHazards, ledgerIdentity, markerGoneError, maxmemoryHazards, orphanTicketError } from './preflight.js';
 import { createReplicationGate, type WaitForReplicas } from './replication.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, SHARDED_UPDATE_RECORD_SCRIPT } from './scripts.js';
 import { createSubscriptions } from './subscriptions.js';
@@ -134,7 +134,9 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
       const masters = await routing.masters();
       const found = await Promise.all(masters.map((master) => maxmemoryHazards(master, options.allowEviction)));
       const hazards = [...new Map(found.flat().map((hazard) => [hazard.message, hazard])).values()];
-      return { hazards, identity: await bucketIdentity() };
+      const identity = await bucketIdentity();
+      if (!keepHazards(hazards)) preflight = null;
+      return { hazards, identity };
     })().catch((error: unknown) => {
       preflight = null;
       throw error;

@@ -32,14 +32,28 @@ function isServerRefusal(error: unknown): boolean {
   return error instanceof Error && /^(ERR|NOPERM|WRONGPASS)\b|unknown command/i.test(error.message);
 }
 
-/** The value of `maxmemory-policy` in a CONFIG GET reply: an array (RESP2), a Map or an object (RESP3). */
+/**
+ * The value of `maxmemory-policy` in a CONFIG GET reply: an array (RESP2), a Map or an object
+ * (RESP3); null when the reply is well formed but holds no policy (the server does not expose it).
+ * Anything else is not a CONFIG GET reply (a connection broken mid-reply): it throws, so the check
+ * runs again at the next operation instead of remembering a policy it never read.
+ */
 function policyOf(reply: unknown): string | null {
-  if (Array.isArray(reply)) return replyText(reply[1] ?? null);
-  if (reply instanceof Map) return replyText(reply.get('maxmemory-policy') ?? null);
+  if (Array.isArray(reply)) return reply.length === 0 ? null : replyText(reply[1] ?? null);
+  if (reply instanceof Map) return reply.size === 0 ? null : replyText(reply.get('maxmemory-policy') ?? null);
   if (typeof reply === 'object' && reply !== null) {
     return replyText((reply as Record<string, unknown>)['maxmemory-policy'] ?? null);
   }
-  return null;
+  throw new TypeError(`Unexpected reply to \`CONFIG GET maxmemory-policy\`: ${String(reply)}`);
+}
+
+/**
+ * Whether a preflight's hazards may be remembered: an unknown policy that was not accepted is
+ * checked again at the next operation (the reply may have been cut short), so a server that answers
+ * later is not refused for good.
+ */
+export function keepHazards(hazards: readonly StorageHazard[]): boolean {
+  return !hazards.some((hazard) => hazard.code === 'maxmemory_policy_unknown' && !hazard.accepted);
 }
 
 const ACCEPT = 'pass `allowEviction: true` (config: `allow_eviction: true`) to accept the risk';
