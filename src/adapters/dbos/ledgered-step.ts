@@ -8,19 +8,15 @@ import { GuardError } from '../../core/guard-error.js';
 import { checkArguments, InvalidArgumentError, recordArgument, stringArgument } from '../../invalid-argument.js';
 import type { Ledger } from '../../ledger/types.js';
 import {
-  type DurableBoundary,
   type DurableOperationContext,
   type DurableOperationSpec,
+  type DurableRunOptions,
   isFinalDurableError,
   runDurableOperation,
 } from '../durable/run-durable-operation.js';
 
 /** Options of {@link ledgeredStep}. */
-export interface LedgeredStepOptions {
-  /** The arguments of the effect, fingerprinted with the step (a changed argument is a conflict). */
-  readonly args?: Readonly<Record<string, unknown>>;
-  /** Where the side-effect boundary sits (default `'body'`: before the body runs). */
-  readonly boundary?: DurableBoundary;
+export interface LedgeredStepOptions extends Pick<DurableRunOptions, 'args' | 'boundary'> {
   /**
    * Key the step by the workflow it was forked from (`DBOS.forkWorkflow`), so a fork re-running a
    * step meets the original's record: its stored result, or its hard block. Default `true`; it

@@ -45,6 +45,7 @@ export type DurableBoundary = 'body' | 'marked';
 export interface DurableRunOptions {
   /** The arguments of the effect, fingerprinted with the operation (a changed argument is a conflict). */
   readonly args?: Readonly<Record<string, unknown>>;
+  /** Where the side-effect boundary sits (default `'body'`: before the body runs). */
   readonly boundary?: DurableBoundary;
   /** The engine's abort signal of this attempt; the call rejects when it fires, its claim stays held. */
   readonly signal?: AbortSignal;

@@ -8,19 +8,15 @@ import { GuardError } from '../../core/guard-error.js';
 import { checkArguments, recordArgument } from '../../invalid-argument.js';
 import type { Ledger } from '../../ledger/types.js';
 import {
-  type DurableBoundary,
   type DurableOperationContext,
   type DurableOperationSpec,
+  type DurableRunOptions,
   isFinalDurableError,
   runDurableOperation,
 } from '../durable/run-durable-operation.js';
 
 /** Options of {@link ledgeredStep}. */
-export interface LedgeredStepOptions {
-  /** The arguments of the effect, fingerprinted with the step (a changed argument is a conflict). */
-  readonly args?: Readonly<Record<string, unknown>>;
-  /** Where the side-effect boundary sits (default `'body'`: before the body runs). */
-  readonly boundary?: DurableBoundary;
+export interface LedgeredStepOptions extends Pick<DurableRunOptions, 'args' | 'boundary'> {
   /**
    * The operation id instead of the step's `stepId`: a business key (`charge:<orderId>`) so a new
    * run of the workflow (a re-run of a failed run) meets the first run's record — its stored result
