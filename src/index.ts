@@ -413,6 +413,7 @@ export type {
   SweepReceiptsReport,
   TaskCallOptions,
   TaskSpec,
+  ToolBoundary,
   ToolIdentity,
   ToolSpec,
   WaitOptions,

@@ -144,6 +144,7 @@ function taskSpec(
       'providerIdempotencyKeyParam',
       'providerIdempotencyKeyTtlMs',
       'bookkeepingParams',
+      'boundary',
     ]),
     ...defined({ leaseTtlMs: lease, reconciler }),
   };

@@ -29,6 +29,7 @@ const LEDGER_ONLY: readonly [keyof ToolSettings, string][] = [
   ['capability', 'capability'],
   ['leaseTtlMs', 'lease_ttl'],
   ['onArgsDrift', 'on_args_drift'],
+  ['boundary', 'boundary'],
 ];
 
 type Rule = (settings: ConfigSettings, issues: NodeIssue[]) => void;

@@ -9,7 +9,7 @@ import type { BudgetFuseOptions } from '../fuses/budget-options.js';
 import type { LoopFuseOptions } from '../fuses/loop-options.js';
 import type { PermissionFuseOptions } from '../fuses/permission.js';
 import type { ToolCapability } from '../ledger/tool-capability.js';
-import type { ArgsDriftPolicy, ToolIdentity } from '../ledger/types.js';
+import type { ArgsDriftPolicy, ToolBoundary, ToolIdentity } from '../ledger/types.js';
 import type { DeathSignalPolicy } from '../ledger/worker-death.js';
 import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
 
@@ -139,6 +139,8 @@ export interface ToolSettings {
   readonly bookkeepingParams?: readonly string[];
   readonly leaseTtlMs?: number;
   readonly onArgsDrift?: ArgsDriftPolicy;
+  /** Where the side-effect boundary sits (see `ToolSpec.boundary`). */
+  readonly boundary?: ToolBoundary;
   /** Scopes the permission fuse requires for this tool. */
   readonly permissions?: readonly string[];
   readonly protect?: ProtectSettings;
@@ -156,6 +158,8 @@ export interface TaskSettings {
   readonly providerIdempotencyKeyTtlMs?: number;
   readonly bookkeepingParams?: readonly string[];
   readonly leaseTtlMs?: number;
+  /** Where the side-effect boundary sits (see `ToolSpec.boundary`). */
+  readonly boundary?: ToolBoundary;
 }
 
 /** The `registry` section, with `auto` resolved to the configured tool names. */

@@ -66,6 +66,7 @@ function toolSpec(name: string, tool: ToolSettings, reconciler: Reconciler | Rec
       'bookkeepingParams',
       'leaseTtlMs',
       'onArgsDrift',
+      'boundary',
     ]),
     ...(reconciler === undefined ? {} : { reconciler }),
   };

@@ -106,10 +106,14 @@ export class ActiveClaim {
     return this.#leaseTtlMs > 0 ? now + this.#leaseTtlMs : null;
   }
 
-  /** Apply `patch` durably; throws LedgerFencedError when the claim was taken over. */
-  write(operation: string, patch: Patch): Promise<TransitionRecord> {
+  /**
+   * Apply `patch` durably; throws LedgerFencedError when the claim was taken over. The boundary
+   * only moves forward, unless `unstarted` says the body never started: a claim written
+   * `maybe_crossed` for a body that then did not run goes back to the boundary the patch names.
+   */
+  write(operation: string, patch: Patch, unstarted = false): Promise<TransitionRecord> {
     // An idle claim writes at once; a busy one queues behind its last write, however that ended.
-    const go = (): Promise<TransitionRecord> => this.#write(operation, patch);
+    const go = (): Promise<TransitionRecord> => this.#write(operation, patch, unstarted);
     const run = this.#pending === 0 || this.#queue === null ? go() : this.#queue.then(go, go);
     this.#pending += 1;
     this.#queue = run;
@@ -124,7 +128,7 @@ export class ActiveClaim {
   }
 
   /** One write, retried while the store's answer is uncertain. */
-  async #write(operation: string, patch: Patch): Promise<TransitionRecord> {
+  async #write(operation: string, patch: Patch, unstarted: boolean): Promise<TransitionRecord> {
     try {
       if (this.#fenced !== null) throw this.#fenced;
       let lastError: unknown;
@@ -143,10 +147,13 @@ export class ActiveClaim {
         const next: TransitionRecord = {
           ...base,
           ...changes,
-          boundary: advanceBoundary(
-            base.boundary,
-            advanceBoundary(changes.boundary ?? base.boundary, this.#pendingBoundary),
-          ),
+          boundary:
+            unstarted && changes.boundary !== undefined
+              ? changes.boundary
+              : advanceBoundary(
+                  base.boundary,
+                  advanceBoundary(changes.boundary ?? base.boundary, this.#pendingBoundary),
+                ),
           version: base.version + 1,
           updatedAt: now,
         };

@@ -51,7 +51,9 @@ export async function sideEffect<T>(fn: () => T | Promise<T>): Promise<T> {
     throw new InvalidArgumentError('sideEffect', 'fn', `must be a function, got ${kindOf(fn)}`);
   const claim = activeClaim('sideEffect');
   if (claim === null) return fn();
-  await claim.write('sideEffect', () => ({ boundary: 'maybe_crossed' }));
+  // A boundary already durable past `not_crossed` (a claim of a whole-body effect, an earlier
+  // marker) says as much as the write would: the boundary never moves back.
+  if (claim.record.boundary === 'not_crossed') await claim.write('sideEffect', () => ({ boundary: 'maybe_crossed' }));
   const value = await fn();
   claim.notePendingBoundary('crossed');
   return value;

@@ -49,7 +49,8 @@ export function freshRecord(ctx: ExecutorContext, call: PreparedCall, now: numbe
     retryPermission: call.spec.retryPermission,
     spendability: call.spec.spendability,
     outcome: 'IN_FLIGHT',
-    boundary: 'not_crossed',
+    // A body that is the effect as a whole crosses its boundary with the claim: one write, not two.
+    boundary: call.spec.boundary === 'body' ? 'maybe_crossed' : 'not_crossed',
     owner: ctx.newOwner(),
     fence: 1,
     version: 1,
@@ -89,13 +90,14 @@ export function takeoverRecord(
 ): TransitionRecord {
   const ttl = leaseTtlOf(ctx, call);
   const resetBoundary = changes.proven === true || call.spec.sideEffectClass === 'read';
+  const carried = resetBoundary ? 'not_crossed' : existing.boundary;
   return {
     ...withoutResult(existing),
     sideEffectClass: call.spec.sideEffectClass,
     retryPermission: call.spec.retryPermission,
     spendability: call.spec.spendability,
     outcome: 'IN_FLIGHT',
-    boundary: resetBoundary ? 'not_crossed' : existing.boundary,
+    boundary: call.spec.boundary === 'body' && carried === 'not_crossed' ? 'maybe_crossed' : carried,
     owner: ctx.newOwner(),
     fence: (Number.isInteger(existing.fence) ? existing.fence : 0) + 1,
     version: existing.version + 1,

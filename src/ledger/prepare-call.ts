@@ -20,7 +20,15 @@ import {
   ticketKey,
   transitionKeyTemplate,
 } from './transition-key.js';
-import type { ArgsDriftPolicy, CallOptions, Reconciler, TaskSpec, ToolIdentity, ToolSpec } from './types.js';
+import type {
+  ArgsDriftPolicy,
+  CallOptions,
+  Reconciler,
+  TaskSpec,
+  ToolBoundary,
+  ToolIdentity,
+  ToolSpec,
+} from './types.js';
 
 /** A spec with its defaults resolved and frozen. */
 export interface ResolvedSpec {
@@ -38,6 +46,8 @@ export interface ResolvedSpec {
   readonly capability: ToolCapability;
   readonly leaseTtlMs: number | undefined;
   readonly onArgsDrift: ArgsDriftPolicy | undefined;
+  /** Where the side-effect boundary sits: `'body'` writes the claim `maybe_crossed`. */
+  readonly boundary: ToolBoundary;
   readonly idFrom: readonly string[] | undefined;
 }
 
@@ -61,6 +71,12 @@ export function resolveSpec(kind: 'tool' | 'task', spec: ToolSpec | TaskSpec, le
   if (ttl !== undefined && (!Number.isFinite(ttl) || ttl < 0)) {
     throw invalid(
       `Tool \`${spec.name}\`: \`providerIdempotencyKeyTtlMs\` must be a non-negative number, got \`${ttl}\``,
+    );
+  }
+  const boundary = spec.boundary ?? 'marked';
+  if (boundary !== 'marked' && boundary !== 'body') {
+    throw invalid(
+      `${kind === 'tool' ? 'Tool' : 'Task'} \`${spec.name}\`: \`boundary\` must be 'marked' or 'body', got \`${String(boundary)}\``,
     );
   }
   const keyParam = spec.providerIdempotencyKeyParam;
@@ -87,6 +103,7 @@ export function resolveSpec(kind: 'tool' | 'task', spec: ToolSpec | TaskSpec, le
     capability,
     leaseTtlMs: spec.leaseTtlMs,
     onArgsDrift: kind === 'tool' ? toolSpec.onArgsDrift : 'off',
+    boundary,
     idFrom: idFrom === undefined ? undefined : Object.freeze([...idFrom]),
   });
 }

@@ -75,8 +75,12 @@ export async function runClaimed(
   const claim = new ActiveClaim(ctx.storage, record, ctx.clock, ttl);
   const signal = options.abortSignal;
   if (signal?.aborted === true) {
-    // Aborted between the claim and the body: nothing ran, and the record says so.
-    await recordFailure(ctx, claim, signal.reason, failureOutcome(claim.boundary), trace);
+    // Aborted between the claim and the body: nothing ran, and the record says so. A fresh claim
+    // written `maybe_crossed` for a whole-body effect goes back to `not_crossed`; a takeover keeps
+    // what the attempts before it left.
+    const unstarted = call.spec.boundary === 'body' && record.attempts === 1;
+    const outcome = unstarted ? 'FAILED_BEFORE_EFFECT' : failureOutcome(claim.boundary);
+    await recordFailure(ctx, claim, signal.reason, outcome, trace, unstarted);
     throw signal.reason;
   }
   const stopRenewal = startRenewal(ctx, claim, ttl, trace);
@@ -85,6 +89,8 @@ export async function runClaimed(
       const value = await markerScope.run({ claim, logger: ctx.logger, warned: ctx.markerWarned }, () =>
         body(call.args, options),
       );
+      // A whole-body effect that returned crossed its boundary; the completing write carries it.
+      if (call.spec.boundary === 'body') claim.notePendingBoundary('crossed');
       return { ok: true, value };
     } catch (error) {
       return { ok: false, error, aborted: signal?.aborted === true };
@@ -192,17 +198,23 @@ async function recordFailure(
   error: unknown,
   outcome: Outcome,
   trace: CallTrace | undefined,
+  unstarted = false,
 ): Promise<void> {
   let failed: TransitionRecord;
   try {
-    failed = await claim.write('fail', (current, now) => ({
-      outcome,
-      error: toRecordedError(error),
-      completedAt: now,
-      leaseUntil: null,
-      owner: null,
-      receiptRef: receiptRefFor(ctx, 'outcome', current.version + 1),
-    }));
+    failed = await claim.write(
+      'fail',
+      (current, now) => ({
+        outcome,
+        ...(unstarted ? { boundary: 'not_crossed' as const } : {}),
+        error: toRecordedError(error),
+        completedAt: now,
+        leaseUntil: null,
+        owner: null,
+        receiptRef: receiptRefFor(ctx, 'outcome', current.version + 1),
+      }),
+      unstarted,
+    );
   } catch (storageError) {
     if (storageError instanceof LedgerFencedError) trace?.fenced(claim.record);
     // The tool's own error wins; the record stays IN_FLIGHT and its lease decides what comes next.

@@ -306,7 +306,17 @@ export interface ToolSpec {
   readonly capability?: ToolCapability;
   readonly leaseTtlMs?: number;
   readonly onArgsDrift?: ArgsDriftPolicy;
+  /**
+   * Where the side-effect boundary sits: `'marked'` (default) leaves it to the body, which wraps
+   * its external call in `sideEffect()`; `'body'` makes the whole body the effect, so the claim
+   * itself is written `maybe_crossed` (no marker needed, one store write less per call) and a
+   * body that fails for any reason leaves an UNKNOWN record, never a re-run.
+   */
+  readonly boundary?: ToolBoundary;
 }
+
+/** Where a tool's side-effect boundary sits: see {@link ToolSpec.boundary}. */
+export type ToolBoundary = 'marked' | 'body';
 
 /** Declaration of a ledgered task. */
 export interface TaskSpec extends Omit<ToolSpec, 'sideEffectClass' | 'identity' | 'onArgsDrift'> {

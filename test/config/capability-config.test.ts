@@ -79,3 +79,41 @@ describe('tools.<name>.capability', () => {
     }
   });
 });
+
+describe('tools.<name>.boundary', () => {
+  it('`body` writes the claim maybe_crossed: the body needs no marker, and its failure is never run again', async () => {
+    const config = await loadConfig(
+      { text: yaml(...HEADER, '  charge: { side_effect_class: payment, boundary: body }') },
+      { env: {} },
+    );
+    const seen: string[] = [];
+    let runs = 0;
+    const tools = config.instrument({
+      charge: async () => {
+        runs++;
+        seen.push((await config.ledger?.list())?.records[0]?.boundary ?? 'none');
+        throw new Error('The gateway closed the connection');
+      },
+    });
+    try {
+      const errors = await config.run(scope, async () => {
+        const first = await tools.charge({}, { toolCallId: 'c' }).catch((error: unknown) => error);
+        const second = await tools.charge({}, { toolCallId: 'c' }).catch((error: unknown) => error);
+        return [first, second];
+      });
+
+      expect(seen).toEqual(['maybe_crossed']);
+      expect(errors[0]).toMatchObject({ message: 'The gateway closed the connection' });
+      expect(errors[1]).toBeInstanceOf(LedgerHardBlockError);
+      expect(runs).toBe(1);
+    } finally {
+      await config.close();
+    }
+  });
+
+  it('anything but `marked` or `body` is refused at load, at its line', () => {
+    const issue = onlyIssue(yaml(...HEADER, '  charge: { side_effect_class: payment, boundary: before }'));
+
+    expect(issue).toMatchObject({ path: 'tools.charge.boundary', line: 4 });
+  });
+});

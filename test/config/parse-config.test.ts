@@ -141,6 +141,7 @@ describe('parsing a valid config', () => {
         '    bookkeeping_params: [trace]',
         '    lease_ttl: 2m',
         '    on_args_drift: hard',
+        '    boundary: body',
         '    bounded:',
         '      schema: { order_id: { type: string } }',
         '      allowed_paths: [./data]',
@@ -159,6 +160,7 @@ describe('parsing a valid config', () => {
       bookkeepingParams: ['trace'],
       leaseTtlMs: 120_000,
       onArgsDrift: 'hard',
+      boundary: 'body',
       bounded: { schema: { order_id: { type: 'string' } }, allowedPaths: ['/srv/data'], pathParams: ['order_id'] },
     });
   });

@@ -5,7 +5,7 @@
  * An engine journals a step's result only when the step returns, so a step killed or timed out
  * after its side effect runs again. The ledger closes that window down to the external call:
  *
- *   attempt 1: claim(op) ─► maybe_crossed ─► provider call ─► crossed+COMPLETED ─► return
+ *   attempt 1: claim(op) as maybe_crossed ─► provider call ─► crossed+COMPLETED ─► return
  *   attempt 2 (retry, replay, recovery): claim(op) meets the record ─► RETURN its result
  *   attempt 2 while attempt 1 still runs (a timeout retry): POLL until attempt 1 records ─► RETURN
  *   attempt 1 killed after maybe_crossed: attempt 2 meets an expired claim ─► hard block, never re-run
@@ -13,7 +13,6 @@
 import { GuardError } from '../../core/guard-error.js';
 import { LedgerHardBlockError } from '../../errors.js';
 import { checkArguments, recordArgument } from '../../invalid-argument.js';
-import { sideEffect } from '../../ledger/boundary-markers.js';
 import type { Ledger, ToolSpec } from '../../ledger/types.js';
 import type { LedgerScope } from '../../storage/transition-record.js';
 
@@ -34,10 +33,11 @@ export interface DurableOperationContext {
 }
 
 /**
- * Where the side-effect boundary sits: `'body'` (default) writes `maybe_crossed` before the body
- * runs, so any failure of the body is an effect that may have happened; `'marked'` leaves it to the
- * body, which wraps its provider call in `sideEffect()` (one store write less on a body that does
- * more than the call).
+ * Where the side-effect boundary sits: `'body'` (default) writes the claim itself `maybe_crossed`,
+ * so any failure of the body is an effect that may have happened and a step costs two store writes
+ * (claim, complete); `'marked'` leaves it to the body, which wraps its provider call in
+ * `sideEffect()` (a third write, before the call, for a body whose failures before the call are
+ * worth retrying).
  */
 export type DurableBoundary = 'body' | 'marked';
 
@@ -52,7 +52,7 @@ export interface DurableRunOptions {
 }
 
 /** The ledger declaration of a durable operation: a tool spec keyed by the operation id. */
-export type DurableOperationSpec = Omit<ToolSpec, 'identity' | 'providerIdempotencyKeyParam'>;
+export type DurableOperationSpec = Omit<ToolSpec, 'identity' | 'providerIdempotencyKeyParam' | 'boundary'>;
 
 function checkOperation(operation: DurableOperation): void {
   if (typeof operation?.id !== 'string' || operation.id === '') {
@@ -86,8 +86,10 @@ export async function runDurableOperation<R>(
   }
   const boundary = options.boundary ?? 'body';
   const context: DurableOperationContext = { operationId: operation.id, signal: options.signal };
-  const run = (): R | Promise<R> => (boundary === 'body' ? sideEffect(() => body(context)) : body(context));
-  const tool = ledger.tool({ ...spec, identity: 'call' }, async () => (await run()) as Awaited<R>);
+  if (boundary !== 'body' && boundary !== 'marked') {
+    throw new GuardError('invalid_operation', `\`boundary\` must be 'body' or 'marked', got \`${String(boundary)}\``);
+  }
+  const tool = ledger.tool({ ...spec, identity: 'call', boundary }, async () => (await body(context)) as Awaited<R>);
   return tool(options.args ?? {}, {
     requestId: operation.id,
     ...(operation.scope === undefined ? {} : { scope: operation.scope }),

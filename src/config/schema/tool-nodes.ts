@@ -48,6 +48,12 @@ function envelope() {
       }),
     ),
     lease_ttl: optional(duration({ description: 'Lease of a running call (default: `transition.lease_ttl`).' })),
+    boundary: optional(
+      oneOf(['marked', 'body'], {
+        description:
+          'Where the side-effect boundary sits: `marked` (default), the body marks it with `sideEffect()`; `body`, the whole body is the effect and the claim itself is written `maybe_crossed` (one store write less; any failure of the body is UNKNOWN).',
+      }),
+    ),
   };
 }
 
@@ -106,6 +112,7 @@ type RawEnvelope = {
   readonly bookkeeping_params?: readonly string[];
   readonly capability?: ToolSettings['capability'];
   readonly lease_ttl?: number;
+  readonly boundary?: ToolSettings['boundary'];
 };
 
 function envelopeSettings(raw: RawEnvelope): TaskSettings {
@@ -118,6 +125,7 @@ function envelopeSettings(raw: RawEnvelope): TaskSettings {
     bookkeepingParams: raw.bookkeeping_params,
     capability: raw.capability,
     leaseTtlMs: raw.lease_ttl,
+    boundary: raw.boundary,
   });
 }
 
