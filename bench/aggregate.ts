@@ -17,6 +17,7 @@ const AREA_ORDER = [
   'first-call-parts',
   'dbos',
   'durable',
+  'durable-workflow',
   'throughput',
   'cluster',
   'cluster-scaling',
