@@ -33,13 +33,13 @@ interface BenchCase {
 const CASES: readonly BenchCase[] = [
   { name: 'stock: a `"use step"` of one INSERT', workflow: 'stockCharge', step: 'stock', ledger: () => null },
   {
-    name: '`ledgeredStep` defaults (boundary before the body)',
+    name: '`ledgeredStep` defaults (the claim carries the boundary)',
     workflow: 'guardedCharge',
     step: 'guarded',
     ledger: (app) => app.ledgerDb,
   },
   {
-    name: "`ledgeredStep` with `boundary: 'marked'`",
+    name: "`ledgeredStep` with `boundary: 'marked'`, the INSERT in `sideEffect()`",
     workflow: 'leanCharge',
     step: 'lean',
     ledger: (app) => app.ledgerDb,

@@ -43,15 +43,15 @@ describe('the durable Workflow bench app', () => {
     expect(host.stepTimes().stock).toHaveLength(1);
   });
 
-  it('runs the ledgered step with three store round trips: claim, boundary mark, completion', async () => {
+  it('runs the ledgered step with two store round trips: the claim (which carries the boundary) and the completion', async () => {
     const id = await host.run('guardedCharge', ['ord_2', 200]);
 
     expect(id).toBe(2);
     expect(charges()[1]).toMatchObject({ order_id: 'ord_2', cents: 200, idempotency_key: expect.any(String) });
-    expect(host.storageCalls(app.ledgerDb)).toMatchObject({ create: 1, update: 2, get: 0, findByTicket: 0 });
+    expect(host.storageCalls(app.ledgerDb)).toMatchObject({ create: 1, update: 1, get: 0, findByTicket: 0 });
   });
 
-  it("runs the `boundary: 'marked'` step with two: claim and completion", async () => {
+  it("runs the `boundary: 'marked'` step with three: claim, the sideEffect() mark and completion", async () => {
     const id = await host.run('leanCharge', ['ord_3', 300]);
 
     expect(id).toBe(3);
@@ -62,7 +62,7 @@ describe('the durable Workflow bench app', () => {
   it('keeps the tuned case on a ledger file of its own, in WAL mode', async () => {
     await host.run('walCharge', ['ord_4', 400]);
 
-    expect(host.storageCalls(app.ledgerWalDb)).toMatchObject({ create: 1, update: 2 });
+    expect(host.storageCalls(app.ledgerWalDb)).toMatchObject({ create: 1, update: 1 });
     const db = new Database(app.ledgerWalDb, { readonly: true });
     try {
       expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

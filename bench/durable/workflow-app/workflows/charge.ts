@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ledgeredStep } from '../../../../src/adapters/workflow.js';
-import { createLedger, type Ledger } from '../../../../src/index.js';
+import { createLedger, type Ledger, sideEffect } from '../../../../src/index.js';
 import { createSqliteStorage } from '../../../../src/storage/sqlite.js';
 import { countingStorage, type StorageCalls } from '../../../lib/counting-storage.js';
 
@@ -89,7 +89,7 @@ async function leanStep(orderId: string, cents: number): Promise<number> {
     ledgeredStep(
       ledgerOf(process.env.LEDGER_DB ?? ''),
       SPEC,
-      ({ operationId }) => insertCharge(orderId, cents, operationId),
+      ({ operationId }) => sideEffect(() => insertCharge(orderId, cents, operationId)),
       {
         args: { orderId, cents },
         boundary: 'marked',
