@@ -26,6 +26,7 @@ const AREA_ORDER = [
   'json-patch',
   'adapters',
   'efficacy',
+  'engines',
   'history',
 ];
 const areas = readdirSync(dir)
