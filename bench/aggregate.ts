@@ -27,6 +27,7 @@ const AREA_ORDER = [
   'json-patch',
   'adapters',
   'efficacy',
+  'engines',
   'history',
 ];
 const areas = readdirSync(dir)

@@ -33,8 +33,12 @@ export interface Engine {
   readonly setup: string;
   /** The lowest Node major the engine runs on (Restate's SDK needs 22). */
   readonly minNode: number;
+  /** The test servers the engine's runs use (the tests skip, or fail under `REQUIRE_INTEGRATION=1`, without them). */
+  readonly needs?: readonly 'postgres'[];
   /** The cases this engine runs, in table order. */
   readonly cases: readonly EngineCaseId[];
   /** Run one case once, stock (`guarded: false`) or through hyphae's adapter. */
   run(caseId: EngineCaseId, guarded: boolean): Promise<EngineRun>;
+  /** Release what the runs share (a database, a build); a later `run` sets it up again. */
+  close?(): Promise<void>;
 }

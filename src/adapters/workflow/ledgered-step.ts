@@ -36,7 +36,7 @@ export interface WorkflowStepContext extends DurableOperationContext {
 }
 
 /** The Workflow step running now; throws `not_in_step` outside a `"use step"` function. */
-function currentStep(name: string | undefined): { stepId: string; attempt: number; workflowRunId: string } {
+export function currentStep(name: string | undefined): { stepId: string; attempt: number; workflowRunId: string } {
   try {
     const step = getStepMetadata();
     const run = getWorkflowMetadata();

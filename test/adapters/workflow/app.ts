@@ -4,7 +4,16 @@
  * that folder.
  */
 import { fork, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +22,7 @@ import type { HostCommand } from './host.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixture/', import.meta.url));
 const HOST = fileURLToPath(new URL('./host.ts', import.meta.url));
-const SRC = fileURLToPath(new URL('../../../src/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const NODE_MODULES = fileURLToPath(new URL('../../../node_modules', import.meta.url));
 const TSX = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
 const CLI = join(NODE_MODULES, 'workflow/bin/run.js');
@@ -25,18 +34,22 @@ export interface BuiltApp {
   readonly dir: string;
   /** The id of the `chargeOrder` workflow in the build's manifest. */
   readonly workflowId: string;
+  /** The id of the `agentOrder` workflow (a model turn whose tool charges). */
+  readonly agentWorkflowId: string;
   readonly chargesFile: string;
   readonly ledgerPath: string;
   remove(): void;
 }
 
-/** Copy fixture/ into a temp folder (its imports of the library pointed at src/) and build it. */
+/** Copy fixture/ into a temp folder (its imports of the repository pointed at this checkout) and build it. */
 export function buildApp(): BuiltApp {
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-workflow-'));
   try {
     cpSync(join(FIXTURE, 'workflows'), join(dir, 'workflows'), { recursive: true });
-    const source = join(dir, 'workflows/charge.ts');
-    writeFileSync(source, readFileSync(source, 'utf8').replaceAll("'../../../../../src/", `'${SRC}`));
+    for (const file of readdirSync(join(dir, 'workflows')).filter((name) => name.endsWith('.ts'))) {
+      const source = join(dir, 'workflows', file);
+      writeFileSync(source, readFileSync(source, 'utf8').replaceAll("'../../../../../", `'${ROOT}`));
+    }
     writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
     symlinkSync(NODE_MODULES, join(dir, 'node_modules'), 'dir');
     const built = spawnSync(process.execPath, [CLI, 'build', '--target', 'standalone'], {
@@ -52,11 +65,15 @@ export function buildApp(): BuiltApp {
     const manifest = JSON.parse(readFileSync(join(dir, '.well-known/workflow/v1/manifest.json'), 'utf8')) as {
       workflows: Record<string, Record<string, { workflowId: string }>>;
     };
-    const workflowId = Object.values(manifest.workflows).find((file) => file.chargeOrder)?.chargeOrder?.workflowId;
-    if (workflowId === undefined) throw new Error('The build has no chargeOrder workflow');
+    const idOf = (name: string): string => {
+      const id = Object.values(manifest.workflows).find((file) => file[name])?.[name]?.workflowId;
+      if (id === undefined) throw new Error(`The build has no ${name} workflow`);
+      return id;
+    };
     return {
       dir,
-      workflowId,
+      workflowId: idOf('chargeOrder'),
+      agentWorkflowId: idOf('agentOrder'),
       chargesFile: join(dir, 'charges.jsonl'),
       ledgerPath: join(dir, 'ledger.db'),
       remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
@@ -80,11 +97,14 @@ export interface HostRun {
   readonly killed: boolean;
 }
 
-/** How the app's steps behave (see fixture/workflows/charge.ts). */
+/** How the app's steps behave (see fixture/workflows/*.ts). */
 export interface AppSettings {
   readonly guarded: boolean;
+  /** What `chargeOrder`'s step does after its charge (`agentOrder` fails its first turn either way). */
   readonly afterCharge: 'hang' | 'throw' | 'return';
   readonly keyed?: boolean;
+  /** The workflow a `start` runs: `charge` (`chargeOrder`, the default) or `agent` (`agentOrder`). */
+  readonly workflow?: 'charge' | 'agent';
 }
 
 function freePort(): Promise<number> {
@@ -109,7 +129,8 @@ export async function runHost(
   options: { readonly killAfterCharge?: boolean } = {},
 ): Promise<HostRun> {
   const port = await freePort();
-  const child = fork(HOST, [JSON.stringify({ ...command, buildDir: app.dir, workflowId: app.workflowId, port })], {
+  const workflowId = settings.workflow === 'agent' ? app.agentWorkflowId : app.workflowId;
+  const child = fork(HOST, [JSON.stringify({ ...command, buildDir: app.dir, workflowId, port })], {
     cwd: app.dir,
     execArgv: ['--import', TSX],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -168,8 +189,21 @@ export async function runHost(
   });
 }
 
+/** One charge line: the order, the idempotency key the step sent (null when stock), the step's attempt. */
+export interface ChargeLine {
+  readonly orderId: string;
+  readonly idempotencyKey: string | null;
+  readonly attempt: number;
+}
+
+/** The charge lines the app's steps wrote, in order (the provider's ground truth). */
+export function chargeLinesOf(app: BuiltApp): ChargeLine[] {
+  if (!existsSync(app.chargesFile)) return [];
+  const lines = readFileSync(app.chargesFile, 'utf8').trim().split('\n').filter(Boolean);
+  return lines.map((line) => JSON.parse(line) as ChargeLine);
+}
+
 /** The charge lines the app's steps wrote (the provider's ground truth). */
 export function chargesOf(app: BuiltApp): number {
-  if (!existsSync(app.chargesFile)) return 0;
-  return readFileSync(app.chargesFile, 'utf8').trim().split('\n').filter(Boolean).length;
+  return chargeLinesOf(app).length;
 }

@@ -1,13 +1,18 @@
 /**
  * `hyphae/workflow` off the engine: a hard block becomes the engine's non-retryable `FatalError`,
- * other errors pass as they are (the engine retries them), and `ledgeredStep` refuses to run
- * outside a `"use step"` function or with an empty `key`, running nothing. The engine itself is in
- * workflow-*.int.test.ts.
+ * other errors pass as they are (the engine retries them), and `ledgeredStep` and
+ * `ledgeredStepTool` refuse to run outside a `"use step"` function (`ledgeredStep` with an empty
+ * `key` too), running nothing. The engine itself is in workflow-*.int.test.ts.
  */
 
 import { describe, expect, it } from 'vitest';
 import { FatalError } from 'workflow';
-import { ledgeredStep, runDurableOperation, toWorkflowError } from '../../../src/adapters/workflow.js';
+import {
+  ledgeredStep,
+  ledgeredStepTool,
+  runDurableOperation,
+  toWorkflowError,
+} from '../../../src/adapters/workflow.js';
 import { createLedger, createMemoryStorage, GuardError, LedgerHardBlockError } from '../../../src/index.js';
 
 const SPEC = { name: 'charge', sideEffectClass: 'payment' } as const;
@@ -61,5 +66,21 @@ describe('hyphae/workflow: the engine mapping', () => {
     expect((outside as Error).message).toContain('`charge` was called outside a Workflow step');
     expect(emptyKey).toMatchObject({ code: 'invalid_operation' });
     expect(runs).toBe(0);
+  });
+
+  it('refuses a step tool called outside a "use step" function, and one whose body is not a function', async () => {
+    let runs = 0;
+    const charge = ledgeredStepTool(ledger(), SPEC, (order: { orderId: string }) => {
+      runs++;
+      return order.orderId;
+    });
+
+    const outside = await rejectionOf(charge({ orderId: 'ord_1' }, { toolCallId: 'call_1' }));
+
+    expect(outside).toBeInstanceOf(GuardError);
+    expect(outside).toMatchObject({ code: 'not_in_step' });
+    expect((outside as Error).message).toContain('`charge` was called outside a Workflow step');
+    expect(runs).toBe(0);
+    expect(() => ledgeredStepTool(ledger(), SPEC, 'charge' as never)).toThrow(/fn/);
   });
 });
