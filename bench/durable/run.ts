@@ -214,8 +214,8 @@ async function writeReport(
 Each call is a fresh workflow of one \`DBOS.runStep\` whose body is one INSERT; the guarded cases run the body
 through \`ledgeredStep\` (class \`payment\`, the operation id passed to the INSERT as its idempotency key).
 Statements per call are counted at \`pg.Client#query\` (DBOS, the ledger and the body alike). The defaults add
-the claim, the boundary mark before the body, the completion and one workflow status read (the fork lookup);
-the lean case only the claim and the completion.`,
+the claim (written \`maybe_crossed\`: it carries the boundary), the completion and one workflow status read
+(the fork lookup); the marked case the claim, the \`sideEffect()\` mark before the INSERT and the completion.`,
     '',
     ...markdownTable(columns, rows),
     '',
