@@ -5,6 +5,8 @@
  *
  * @module
  */
+
+export { dbosOwnerId, markExecutorDead } from './dbos/executor-death.js';
 export {
   type CurrentStep,
   type DbosStepContext,
