@@ -122,6 +122,9 @@ function freePort(): Promise<number> {
  * Host the app once. With `killAfterCharge` the host is SIGKILLed as soon as a step reports its
  * charge (the step has not returned, so the engine has recorded nothing of it).
  */
+/** The ledger owner id of the app's host, the same in every process that hosts it. */
+export const LEDGER_OWNER_ID = 'workflow-app-host';
+
 export async function runHost(
   app: BuiltApp,
   command: Pick<HostCommand, 'action' | 'runId'>,
@@ -142,6 +145,7 @@ export async function runHost(
       WORKFLOW_TELEMETRY_DISABLED: '1',
       CHARGES_FILE: app.chargesFile,
       LEDGER_PATH: app.ledgerPath,
+      LEDGER_OWNER_ID: LEDGER_OWNER_ID,
       GUARDED: settings.guarded ? '1' : '0',
       AFTER_CHARGE: settings.afterCharge,
       KEYED: settings.keyed === true ? '1' : '0',

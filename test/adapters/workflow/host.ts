@@ -14,6 +14,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { getRun, start } from 'workflow/api';
 import { getWorld } from 'workflow/runtime';
+import { createLedger } from '../../../src/index.js';
+import { createSqliteStorage } from '../../../src/storage/sqlite.js';
 
 /** What the host does once it listens. */
 export interface HostCommand {
@@ -71,6 +73,17 @@ async function main(): Promise<void> {
     send({ type: 'started', runId: run.runId });
     await settle(run.runId);
   } else {
+    // The host's earlier process is gone: say so to the ledger before the world re-enqueues its runs.
+    const ledger = createLedger({
+      storage: createSqliteStorage({ path: process.env.LEDGER_PATH ?? '' }),
+      agentId: 'workflow-app',
+      policyVersion: 'workflow-app.1',
+    });
+    await ledger.markWorkerDead(
+      { owner: process.env.LEDGER_OWNER_ID ?? '' },
+      { by: 'host', reason: 'the host restarted', overrideHeartbeat: true },
+    );
+    await ledger.close();
     await getWorld().start?.();
     await settle(command.runId ?? '');
   }
