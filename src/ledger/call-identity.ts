@@ -21,7 +21,11 @@ const CONSEQUENTIAL: ReadonlySet<SideEffectClass> = new Set<SideEffectClass>([
   'irreversible',
 ]);
 
-function checkId(spec: ResolvedSpec, option: 'toolCallId' | 'requestId', value: unknown): string | undefined {
+function checkId(
+  spec: ResolvedSpec,
+  option: 'toolCallId' | 'requestId' | 'externalOperationRef',
+  value: unknown,
+): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string' && value !== '') return value;
   const got = value === '' ? 'an empty string' : `\`${String(value)}\` (${value === null ? 'null' : typeof value})`;
@@ -46,6 +50,7 @@ export function checkCallIdentity(
 ): boolean {
   const toolCallId = checkId(spec, 'toolCallId', options.toolCallId);
   const requestId = checkId(spec, 'requestId', options.requestId);
+  checkId(spec, 'externalOperationRef', options.externalOperationRef);
   if (spec.kind !== 'tool' || spec.identity !== 'call' || !CONSEQUENTIAL.has(spec.sideEffectClass)) return false;
   if (toolCallId !== undefined || requestId !== undefined || context?.dispatchId !== undefined) return false;
   if (policy === 'require_explicit') {

@@ -58,7 +58,7 @@ export function freshRecord(ctx: ExecutorContext, call: PreparedCall, now: numbe
     lastHeartbeatAt: now,
     attempts: 1,
     error: null,
-    externalOperationRef: null,
+    externalOperationRef: call.externalOperationRef,
     providerIdempotencyKey: call.attempt.providerIdempotencyKey,
     firstAttemptAt: now,
     operatorResolution: null,
@@ -105,7 +105,9 @@ export function takeoverRecord(
     lastHeartbeatAt: now,
     attempts: (Number.isInteger(existing.attempts) ? existing.attempts : 0) + 1,
     error: null,
-    externalOperationRef: resetBoundary ? null : existing.externalOperationRef,
+    externalOperationRef: resetBoundary
+      ? call.externalOperationRef
+      : (existing.externalOperationRef ?? call.externalOperationRef),
     providerIdempotencyKey: call.attempt.providerIdempotencyKey,
     operatorResolution: changes.operatorResolution ?? supersedeRelease(existing.operatorResolution, now),
     // A new attempt owes nothing yet; the receipt of the outcome it replaces is settled first.

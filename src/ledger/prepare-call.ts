@@ -122,6 +122,8 @@ export interface PreparedCall {
   readonly verdicts: readonly DecisionVerdict[];
   /** The decision of those verdicts when one denies: the call is refused and claims nothing. */
   readonly denied: TransitionDecision | null;
+  /** The provider's operation id the caller gave, written with the claim. */
+  readonly externalOperationRef: string | null;
 }
 
 /** The ambient scope and dispatch id set by `ledger.run`. */
@@ -229,6 +231,7 @@ function identify(
       attempt,
       verdicts,
       denied,
+      externalOperationRef: options.externalOperationRef ?? null,
       key: sha256Hex(templateOf(spec, agentId, policyVersion).text(identity, scope, undefined)),
     };
   }
@@ -245,6 +248,7 @@ function identify(
     attempt,
     verdicts,
     denied,
+    externalOperationRef: options.externalOperationRef ?? null,
     key: sha256Hex(
       templateOf(spec, agentId, policyVersion).text(
         fp,

@@ -256,6 +256,13 @@ export interface CallOptions {
   readonly requestId?: string;
   readonly scope?: LedgerScope;
   /**
+   * The provider's operation id, when the caller knows it before the call (an idempotency key it
+   * chose and passes to the provider): written with the claim, at no extra store write, so a
+   * reconciler can ask the provider about a call that died mid-effect, as after
+   * `recordExternalOperation`.
+   */
+  readonly externalOperationRef?: string;
+  /**
    * Passed to the body. When it fires the call rejects at once with its reason, while the claim
    * stays IN_FLIGHT until the body settles and records its real outcome; a signal that fired
    * before the call claims nothing.

@@ -12,6 +12,8 @@ describe('call ids of a ledgered tool', () => {
     ['toolCallId', '', 'an empty string'],
     ['toolCallId', 42, '`42` (number)'],
     ['requestId', '', 'an empty string'],
+    ['externalOperationRef', '', 'an empty string'],
+    ['externalOperationRef', null, '`null` (null)'],
   ])('refuses %s %j before anything is claimed', async (option, value, said) => {
     const ledger = newLedger();
     const { runs, body } = counted();

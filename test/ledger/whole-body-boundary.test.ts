@@ -1,5 +1,6 @@
 /**
- * `boundary: 'body'` on every store: the claim itself is written `maybe_crossed`, so a call costs
+ * `boundary: 'body'` on every store: the claim itself is written `maybe_crossed` (with the caller's
+ * `externalOperationRef`, when it gives one), so a call costs
  * two store writes (claim, complete) instead of three, a body that fails for any reason leaves an
  * UNKNOWN record that is never run again, and a call aborted between its claim and its body is
  * recorded as not started.
@@ -55,11 +56,12 @@ describe.each(stores)("boundary: 'body' on %s", (_name, backend) => {
       });
       const id = `call-${randomUUID()}`;
 
-      expect(await charge({ cents: 5 }, { toolCallId: id })).toEqual({ cents: 5 });
+      // The provider key the caller chose rides on the claim too, for a reconciler: no extra write.
+      expect(await charge({ cents: 5 }, { toolCallId: id, externalOperationRef: `key-${id}` })).toEqual({ cents: 5 });
       expect(seen).toEqual(['maybe_crossed']);
       expect(writes).toEqual({ create: 1, update: 1 });
       const [record] = (await ledger.list()).records;
-      expect(record).toMatchObject({ outcome: 'COMPLETED', boundary: 'crossed' });
+      expect(record).toMatchObject({ outcome: 'COMPLETED', boundary: 'crossed', externalOperationRef: `key-${id}` });
 
       expect(await charge({ cents: 5 }, { toolCallId: id })).toEqual({ cents: 5 });
       expect(writes).toEqual({ create: 2, update: 1 });

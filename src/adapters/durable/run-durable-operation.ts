@@ -92,6 +92,8 @@ export async function runDurableOperation<R>(
   const tool = ledger.tool({ ...spec, identity: 'call', boundary }, async () => (await body(context)) as Awaited<R>);
   return tool(options.args ?? {}, {
     requestId: operation.id,
+    // The operation id is the provider's idempotency key: a reconciler asks about it by that ref.
+    externalOperationRef: operation.id,
     ...(operation.scope === undefined ? {} : { scope: operation.scope }),
     ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
   });

@@ -140,4 +140,24 @@ describe.skipIf(skip)('hyphae/dbos: a worker killed after its step charged', () 
       }
     },
   );
+  it(
+    'guarded with a reconciler: the recovered step finds the charge by its idempotency key and the workflow ends with it',
+    SLOW,
+    async () => {
+      const db = await createAppDatabase();
+      try {
+        const start = { ...commandOf(db.url, true), workflowID: 'order-reconciled', reconcile: true };
+
+        const crashed = await runApp(start, { killAfterCharge: true });
+        const recovered = await runApp({ ...start, action: 'recover', afterCharge: 'return' });
+
+        expect(crashed).toMatchObject({ charged: 1, killed: true });
+        expect(recovered).toMatchObject({ charged: 0, settled: { ok: true, value: { chargeId: 1 } } });
+        expect(await workflowStatus(db.url, start.workflowID)).toBe('SUCCESS');
+        expect(await chargesIn(db.url)).toBe(1);
+      } finally {
+        await db.drop();
+      }
+    },
+  );
 });

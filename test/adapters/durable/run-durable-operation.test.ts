@@ -105,6 +105,69 @@ describe.each(stores)('runDurableOperation on %s', (_name, backend) => {
     }
   });
 
+  it('an attempt that died mid-effect is reconciled by its operation id on the retry, and never run again', async () => {
+    const { storage, cleanup } = await backend.open();
+    try {
+      // The provider: charges by idempotency key.
+      const provider = new Map<string, { chargeId: number }>();
+      const charge = ({ operationId }: { operationId: string }) => {
+        const receipt = { chargeId: provider.size + 1 };
+        provider.set(operationId, receipt);
+        return receipt;
+      };
+      const reconciled = {
+        ...SPEC,
+        reconciler: ({ externalOperationRef }: { externalOperationRef: string }) => {
+          const found = provider.get(externalOperationRef);
+          return found === undefined
+            ? { status: 'NOT_EXECUTED' as const }
+            : { status: 'COMPLETED' as const, result: found };
+        },
+      };
+      const killed = ledgerOn(storage);
+      const charged = { id: `wf-${randomUUID()}#1` };
+      const never = { id: `wf-${randomUUID()}#2` };
+      // Each first attempt dies inside its body (one after the charge, one before it) and never returns.
+      let entered = 0;
+      const dying = (charges: boolean) => (context: { operationId: string }) => {
+        entered++;
+        if (charges) charge(context);
+        return new Promise<never>(() => {});
+      };
+      void runDurableOperation(killed, SPEC, charged, dying(true));
+      void runDurableOperation(killed, SPEC, never, dying(false));
+      while (entered < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+      const records = (await killed.list({ limit: 500 })).records.filter(
+        (record) => record.ticket === charged.id || record.ticket === never.id,
+      );
+      expect(records.map((record) => record.externalOperationRef).sort()).toEqual([charged.id, never.id].sort());
+      for (const record of records) {
+        await killed.markWorkerDead(record.key, {
+          by: 'test',
+          reason: 'the worker was killed',
+          overrideHeartbeat: true,
+        });
+      }
+
+      const retry = ledgerOn(storage);
+      let runs = 0;
+      const body = (context: { operationId: string }) => {
+        runs++;
+        return charge(context);
+      };
+
+      expect(await runDurableOperation(retry, reconciled, charged, body)).toEqual({ chargeId: 1 });
+      expect(runs).toBe(0);
+      expect(await runDurableOperation(retry, reconciled, never, body)).toEqual({ chargeId: 2 });
+      expect(runs).toBe(1);
+      expect([...provider.keys()].sort()).toEqual([charged.id, never.id].sort());
+      expect(await runDurableOperation(retry, reconciled, charged, body)).toEqual({ chargeId: 1 });
+      expect(runs).toBe(1);
+    } finally {
+      await cleanup();
+    }
+  });
+
   it("`boundary: 'marked'`: a body that failed before its own sideEffect() is run again", async () => {
     const { storage, cleanup } = await backend.open();
     try {
