@@ -1,0 +1,24 @@
+/**
+ * `hyphae/restate`: exactly-once side effects inside Restate handlers — `ledgeredRun` runs a
+ * `ctx.run` action through the ledger keyed by the invocation id and the run's name, and turns a
+ * hard block into Restate's non-retryable `TerminalError`.
+ *
+ * @module
+ */
+export {
+  type DurableBoundary,
+  type DurableOperation,
+  type DurableOperationContext,
+  type DurableOperationSpec,
+  type DurableRunOptions,
+  isFinalDurableError,
+  runDurableOperation,
+} from './durable/run-durable-operation.js';
+export {
+  type LedgeredRunOptions,
+  ledgeredRun,
+  type RestateRunBodyContext,
+  type RestateRunContext,
+  type RestateRunRetryOptions,
+  toRestateError,
+} from './restate/ledgered-run.js';
