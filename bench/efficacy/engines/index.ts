@@ -4,11 +4,12 @@
  * its module must load on every Node the repository supports (load the engine's SDK inside `run`).
  */
 import { dbosEngine } from './dbos.js';
+import { restateEngine } from './restate.js';
 import type { Engine } from './types.js';
 import { workflowEngine } from './workflow.js';
 
 /** Every engine, in table order. */
-export const engines: readonly Engine[] = [dbosEngine, workflowEngine];
+export const engines: readonly Engine[] = [dbosEngine, workflowEngine, restateEngine];
 
 /** An engine this Node does not run, and why. */
 export interface SkippedEngine {
