@@ -4,21 +4,17 @@
  * and hosted in this process by a plain `node:http` server on the local world (as
  * test/adapters/workflow/host.ts does in a child), so a run is timed from `start()` to its result.
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
+import { buildWorkflowApp } from '../../test/helpers/workflow-build.js';
 import type { StorageCalls } from '../lib/counting-storage.js';
 
 const APP = fileURLToPath(new URL('./workflow-app/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const NODE_MODULES = join(ROOT, 'node_modules');
-const CLI = join(NODE_MODULES, 'workflow/bin/run.js');
 const require = createRequire(import.meta.url);
 
 /** The app's workflows (workflow-app/workflows/charge.ts). */
@@ -40,52 +36,30 @@ export interface BuiltApp {
 
 /** Copy workflow-app/ into a temp folder (its relative imports made absolute) and build it. */
 export function buildApp(): BuiltApp {
-  const dir = mkdtempSync(join(tmpdir(), 'hyphae-workflow-bench-'));
-  const remove = (): void => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 });
+  const build = buildWorkflowApp(APP, 'hyphae-workflow-bench-', (text) =>
+    text
+      .replaceAll("'../../../../src/", `'${join(ROOT, 'src')}/`)
+      .replaceAll("'../../../lib/", `'${join(ROOT, 'bench/lib')}/`),
+  );
   try {
-    cpSync(join(APP, 'workflows'), join(dir, 'workflows'), { recursive: true });
-    const source = join(dir, 'workflows/charge.ts');
-    writeFileSync(
-      source,
-      readFileSync(source, 'utf8')
-        .replaceAll("'../../../../src/", `'${join(ROOT, 'src')}/`)
-        .replaceAll("'../../../lib/", `'${join(ROOT, 'bench/lib')}/`),
-    );
-    writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
-    symlinkSync(NODE_MODULES, join(dir, 'node_modules'), 'dir');
-    const built = spawnSync(process.execPath, [CLI, 'build', '--target', 'standalone'], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: { ...process.env, WORKFLOW_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' },
-      timeout: 120_000,
-    });
-    if (built.status !== 0)
-      throw new Error(`workflow build failed (${built.status}):\n${built.stdout}\n${built.stderr}`);
-    // The bundles are CommonJS; the app folder is a module package.
-    writeFileSync(join(dir, '.well-known/package.json'), '{ "type": "commonjs" }\n');
-    const manifest = JSON.parse(readFileSync(join(dir, '.well-known/workflow/v1/manifest.json'), 'utf8')) as {
-      workflows: Record<string, Record<string, { workflowId: string }>>;
-    };
-    const idOf = (name: WorkflowName): string => {
-      const id = Object.values(manifest.workflows).find((file) => file[name])?.[name]?.workflowId;
-      if (id === undefined) throw new Error(`The build has no ${name} workflow`);
-      return id;
-    };
-    const chargesDb = join(dir, 'charges.db');
+    const chargesDb = join(build.dir, 'charges.db');
     const Database = require('better-sqlite3') as typeof BetterSqlite3;
     const db = new Database(chargesDb);
     db.exec('CREATE TABLE charges (id INTEGER PRIMARY KEY, order_id TEXT, cents INTEGER, idempotency_key TEXT)');
     db.close();
     return {
-      dir,
-      workflowIds: Object.fromEntries(WORKFLOWS.map((name) => [name, idOf(name)])) as Record<WorkflowName, string>,
+      dir: build.dir,
+      workflowIds: Object.fromEntries(WORKFLOWS.map((name) => [name, build.idOf(name)])) as Record<
+        WorkflowName,
+        string
+      >,
       chargesDb,
-      ledgerDb: join(dir, 'ledger.db'),
-      ledgerWalDb: join(dir, 'ledger-wal.db'),
-      remove,
+      ledgerDb: join(build.dir, 'ledger.db'),
+      ledgerWalDb: join(build.dir, 'ledger-wal.db'),
+      remove: build.remove,
     };
   } catch (error) {
-    remove();
+    build.remove();
     throw error;
   }
 }

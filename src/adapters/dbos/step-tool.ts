@@ -3,12 +3,11 @@
  * turn the step runs), keyed by the step, the tool name and its arguments, so a retried turn whose
  * model gives the call a new tool call id still meets the first attempt's transition.
  */
-import { checkArguments, InvalidArgumentError, recordArgument } from '../../invalid-argument.js';
-import type { CallOptions, Ledger, LedgeredFunction, ToolSpec } from '../../ledger/types.js';
+import type { CallOptions, Ledger, LedgeredFunction } from '../../ledger/types.js';
+import { durableStepTool, type StepToolSpec } from '../durable/step-tool.js';
 import { currentStepOf } from './ledgered-step.js';
 
-/** The ledger declaration of a step tool: its identity is always the intent (step, name, arguments). */
-export type StepToolSpec = Omit<ToolSpec, 'identity'>;
+export type { StepToolSpec } from '../durable/step-tool.js';
 
 /**
  * Wrap `fn` as a tool that runs once per DBOS step and arguments: call the result inside a step
@@ -26,12 +25,8 @@ export function ledgeredStepTool<A, R>(
   spec: StepToolSpec,
   fn: (args: A, options: CallOptions) => R | Promise<R>,
 ): LedgeredFunction<A, Awaited<R>> {
-  recordArgument('ledgeredStepTool', 'ledger', ledger, ['tool']);
-  checkArguments('ledgeredStepTool', { spec }, []);
-  if (typeof fn !== 'function') throw new InvalidArgumentError('ledgeredStepTool', 'fn', 'must be a function');
-  const tool = ledger.tool<A, R>({ ...spec, identity: 'intent' }, fn);
-  return async function stepTool(args: A, options: CallOptions = {}): Promise<Awaited<R>> {
-    const step = await currentStepOf(spec?.name, true);
-    return tool(args, { ...options, scope: { runId: step.rootWorkflowID, node: `step#${step.stepID}` } });
-  };
+  return durableStepTool('ledgeredStepTool', ledger, spec, fn, async (name) => {
+    const step = await currentStepOf(name, true);
+    return { runId: step.rootWorkflowID, node: `step#${step.stepID}` };
+  });
 }

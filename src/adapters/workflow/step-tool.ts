@@ -5,12 +5,11 @@
  * transition. A `"use step"` directive on the tool itself is a no-op there: a step called from a
  * step runs as a plain function, with no record of its own.
  */
-import { checkArguments, InvalidArgumentError, recordArgument } from '../../invalid-argument.js';
-import type { CallOptions, Ledger, LedgeredFunction, ToolSpec } from '../../ledger/types.js';
+import type { CallOptions, Ledger, LedgeredFunction } from '../../ledger/types.js';
+import { durableStepTool, type StepToolSpec } from '../durable/step-tool.js';
 import { currentStep, toWorkflowError } from './ledgered-step.js';
 
-/** The ledger declaration of a step tool: its identity is always the intent (step, name, arguments). */
-export type StepToolSpec = Omit<ToolSpec, 'identity'>;
+export type { StepToolSpec } from '../durable/step-tool.js';
 
 /**
  * Wrap `fn` as a tool that runs once per Workflow step and arguments: call the result inside a
@@ -29,16 +28,15 @@ export function ledgeredStepTool<A, R>(
   spec: StepToolSpec,
   fn: (args: A, options: CallOptions) => R | Promise<R>,
 ): LedgeredFunction<A, Awaited<R>> {
-  recordArgument('ledgeredStepTool', 'ledger', ledger, ['tool']);
-  checkArguments('ledgeredStepTool', { spec }, []);
-  if (typeof fn !== 'function') throw new InvalidArgumentError('ledgeredStepTool', 'fn', 'must be a function');
-  const tool = ledger.tool<A, R>({ ...spec, identity: 'intent' }, fn);
-  return async function stepTool(args: A, options: CallOptions = {}): Promise<Awaited<R>> {
-    const step = currentStep(spec?.name);
-    try {
-      return await tool(args, { ...options, scope: { runId: step.workflowRunId, node: `step#${step.stepId}` } });
-    } catch (error) {
-      throw toWorkflowError(error);
-    }
-  };
+  return durableStepTool(
+    'ledgeredStepTool',
+    ledger,
+    spec,
+    fn,
+    (name) => {
+      const step = currentStep(name);
+      return { runId: step.workflowRunId, node: `step#${step.stepId}` };
+    },
+    toWorkflowError,
+  );
 }

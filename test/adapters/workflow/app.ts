@@ -3,29 +3,18 @@
  * folder, hosted by host.ts in a child process on the local world, its data, charges and ledger in
  * that folder.
  */
-import { fork, spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { fork } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildWorkflowApp } from '../../helpers/workflow-build.js';
 import type { HostCommand } from './host.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixture/', import.meta.url));
 const HOST = fileURLToPath(new URL('./host.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const NODE_MODULES = fileURLToPath(new URL('../../../node_modules', import.meta.url));
 const TSX = new URL('../../../node_modules/tsx/dist/loader.mjs', import.meta.url).href;
-const CLI = join(NODE_MODULES, 'workflow/bin/run.js');
 /** How long one host may run. */
 const HOST_LIMIT_MS = 150_000;
 
@@ -43,43 +32,20 @@ export interface BuiltApp {
 
 /** Copy fixture/ into a temp folder (its imports of the repository pointed at this checkout) and build it. */
 export function buildApp(): BuiltApp {
-  const dir = mkdtempSync(join(tmpdir(), 'hyphae-workflow-'));
+  const build = buildWorkflowApp(FIXTURE, 'hyphae-workflow-', (text) =>
+    text.replaceAll("'../../../../../", `'${ROOT}`),
+  );
   try {
-    cpSync(join(FIXTURE, 'workflows'), join(dir, 'workflows'), { recursive: true });
-    for (const file of readdirSync(join(dir, 'workflows')).filter((name) => name.endsWith('.ts'))) {
-      const source = join(dir, 'workflows', file);
-      writeFileSync(source, readFileSync(source, 'utf8').replaceAll("'../../../../../", `'${ROOT}`));
-    }
-    writeFileSync(join(dir, 'package.json'), '{ "private": true, "type": "module" }\n');
-    symlinkSync(NODE_MODULES, join(dir, 'node_modules'), 'dir');
-    const built = spawnSync(process.execPath, [CLI, 'build', '--target', 'standalone'], {
-      cwd: dir,
-      encoding: 'utf8',
-      env: { ...process.env, WORKFLOW_TELEMETRY_DISABLED: '1', DO_NOT_TRACK: '1' },
-      timeout: 120_000,
-    });
-    if (built.status !== 0)
-      throw new Error(`workflow build failed (${built.status}):\n${built.stdout}\n${built.stderr}`);
-    // The bundles are CommonJS; the app folder is a module package.
-    writeFileSync(join(dir, '.well-known/package.json'), '{ "type": "commonjs" }\n');
-    const manifest = JSON.parse(readFileSync(join(dir, '.well-known/workflow/v1/manifest.json'), 'utf8')) as {
-      workflows: Record<string, Record<string, { workflowId: string }>>;
-    };
-    const idOf = (name: string): string => {
-      const id = Object.values(manifest.workflows).find((file) => file[name])?.[name]?.workflowId;
-      if (id === undefined) throw new Error(`The build has no ${name} workflow`);
-      return id;
-    };
     return {
-      dir,
-      workflowId: idOf('chargeOrder'),
-      agentWorkflowId: idOf('agentOrder'),
-      chargesFile: join(dir, 'charges.jsonl'),
-      ledgerPath: join(dir, 'ledger.db'),
-      remove: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 50 }),
+      dir: build.dir,
+      workflowId: build.idOf('chargeOrder'),
+      agentWorkflowId: build.idOf('agentOrder'),
+      chargesFile: join(build.dir, 'charges.jsonl'),
+      ledgerPath: join(build.dir, 'ledger.db'),
+      remove: build.remove,
     };
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    build.remove();
     throw error;
   }
 }
