@@ -48,6 +48,13 @@ export async function markExecutorDead(
   executorID: string = DBOS.executorID,
 ): Promise<readonly TransitionRecord[]> {
   recordArgument('markExecutorDead', 'ledger', ledger, ['markWorkerDead']);
+  if (typeof ledger.markWorkerDead !== 'function') {
+    throw new InvalidArgumentError(
+      'markExecutorDead',
+      'ledger',
+      'must be a ledger (`createLedger`): it has no `markWorkerDead`',
+    );
+  }
   executorIdArgument('markExecutorDead', executorID);
   if (DBOS.isInitialized() && DBOS.executorID === executorID) {
     throw new GuardError(
