@@ -11,6 +11,7 @@ import {
   type DurableOperationContext,
   type DurableOperationSpec,
   type DurableRunOptions,
+  durableRunOptions,
   isFinalDurableError,
   runDurableOperation,
 } from '../durable/run-durable-operation.js';
@@ -107,11 +108,7 @@ export async function ledgeredStep<R>(
     spec,
     { id: dbosOperationId(root, stepID), scope: { runId: root } },
     (context) => body({ ...context, workflowID, stepID }),
-    {
-      ...(options.args === undefined ? {} : { args: options.args }),
-      ...(options.boundary === undefined ? {} : { boundary: options.boundary }),
-      ...(signal === undefined ? {} : { signal }),
-    },
+    durableRunOptions(options, signal),
   );
 }
 

@@ -51,6 +51,25 @@ export interface DurableRunOptions {
   readonly signal?: AbortSignal;
 }
 
+/** The core's options out of an engine adapter's: its `args` and `boundary`, and the attempt's signal. */
+export function durableRunOptions(
+  options: Pick<DurableRunOptions, 'args' | 'boundary'>,
+  signal: AbortSignal | undefined,
+): DurableRunOptions {
+  return {
+    ...(options.args === undefined ? {} : { args: options.args }),
+    ...(options.boundary === undefined ? {} : { boundary: options.boundary }),
+    ...(signal === undefined ? {} : { signal }),
+  };
+}
+
+/** Refuse a business `key` (an adapter's option) that is given but not a non-empty string. */
+export function checkOperationKey(key: unknown, operation: string): void {
+  if (key !== undefined && (typeof key !== 'string' || key === '')) {
+    throw new GuardError('invalid_operation', `\`key\` of a ledgered ${operation} must be a non-empty string`);
+  }
+}
+
 /** The ledger declaration of a durable operation: a tool spec keyed by the operation id. */
 export type DurableOperationSpec = Omit<ToolSpec, 'identity' | 'providerIdempotencyKeyParam' | 'boundary'>;
 

@@ -8,9 +8,11 @@ import { GuardError } from '../../core/guard-error.js';
 import { checkArguments, recordArgument } from '../../invalid-argument.js';
 import type { Ledger } from '../../ledger/types.js';
 import {
+  checkOperationKey,
   type DurableOperationContext,
   type DurableOperationSpec,
   type DurableRunOptions,
+  durableRunOptions,
   isFinalDurableError,
   runDurableOperation,
 } from '../durable/run-durable-operation.js';
@@ -121,9 +123,7 @@ export async function ledgeredRun<R>(
       `\`${spec?.name}\` was called outside a Restate handler; pass the handler's context as the first argument`,
     );
   }
-  if (options.key !== undefined && (typeof options.key !== 'string' || options.key === '')) {
-    throw new GuardError('invalid_operation', '`key` of a ledgered run must be a non-empty string');
-  }
+  checkOperationKey(options.key, 'run');
   if (typeof body !== 'function') {
     throw new GuardError('invalid_operation', `The body of Restate run \`${spec.name}\` is not a function`);
   }
@@ -141,11 +141,7 @@ export async function ledgeredRun<R>(
           spec,
           { id, scope: { runId: options.key === undefined ? invocationId : id } },
           (context) => body({ ...context, invocationId }),
-          {
-            ...(options.args === undefined ? {} : { args: options.args }),
-            ...(options.boundary === undefined ? {} : { boundary: options.boundary }),
-            ...(signal === undefined ? {} : { signal }),
-          },
+          durableRunOptions(options, signal),
         );
       } catch (error) {
         throw toRestateError(error);

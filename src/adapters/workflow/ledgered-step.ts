@@ -8,9 +8,11 @@ import { GuardError } from '../../core/guard-error.js';
 import { checkArguments, recordArgument } from '../../invalid-argument.js';
 import type { Ledger } from '../../ledger/types.js';
 import {
+  checkOperationKey,
   type DurableOperationContext,
   type DurableOperationSpec,
   type DurableRunOptions,
+  durableRunOptions,
   isFinalDurableError,
   runDurableOperation,
 } from '../durable/run-durable-operation.js';
@@ -85,9 +87,7 @@ export async function ledgeredStep<R>(
 ): Promise<Awaited<R>> {
   recordArgument('ledgeredStep', 'ledger', ledger, ['tool']);
   checkArguments('ledgeredStep', { spec, options });
-  if (options.key !== undefined && (typeof options.key !== 'string' || options.key === '')) {
-    throw new GuardError('invalid_operation', '`key` of a ledgered step must be a non-empty string');
-  }
+  checkOperationKey(options.key, 'step');
   const { stepId, attempt, workflowRunId } = currentStep(spec?.name);
   const id = options.key ?? stepId;
   try {
@@ -96,10 +96,7 @@ export async function ledgeredStep<R>(
       spec,
       { id, scope: { runId: options.key === undefined ? workflowRunId : id } },
       (context) => body({ ...context, workflowRunId, stepId, attempt }),
-      {
-        ...(options.args === undefined ? {} : { args: options.args }),
-        ...(options.boundary === undefined ? {} : { boundary: options.boundary }),
-      },
+      durableRunOptions(options, undefined),
     );
   } catch (error) {
     throw toWorkflowError(error);
