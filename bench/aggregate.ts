@@ -13,6 +13,7 @@ const dir = new URL('./results/', import.meta.url);
 const AREA_ORDER = [
   'ledger',
   'powertools',
+  'ab',
   'redis-scripts',
   'first-call-parts',
   'dbos',

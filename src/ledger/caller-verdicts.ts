@@ -2,6 +2,7 @@
  * The verdicts a caller hands the ledger with a call (`CallOptions.verdicts`), read before
  * anything is claimed, and the ledger's own verdict that closes every decision.
  */
+
 import { InvalidOptionError, LedgerError } from '../errors.js';
 import { CheckVerdict, type DecisionVerdict, type TransitionDecision } from '../storage/decision.js';
 import { composeDecision } from './decision.js';
@@ -46,18 +47,37 @@ export function readCallerVerdicts(tool: string, value: unknown): readonly Decis
   return verdicts;
 }
 
+// The ledger's own part of a decision, per claim reason: a claim with no caller verdicts (nearly
+// every call) then builds one small object. The reasons are the ledger's own texts, a bounded set.
+const LEDGER_ONLY = new Map<string, TransitionDecision>();
+const LEDGER_ONLY_LIMIT = 64;
+
+function ledgerOnly(claim: string): TransitionDecision {
+  let decision = LEDGER_ONLY.get(claim);
+  if (decision === undefined) {
+    decision = composeDecision([{ check: 'ledger', verdict: CheckVerdict.allow, reason: claim }]);
+    if (LEDGER_ONLY.size < LEDGER_ONLY_LIMIT) LEDGER_ONLY.set(claim, decision);
+  }
+  return decision;
+}
+
 /**
  * The decision a claim written at `at` carries: the caller's verdicts, then the ledger's own,
- * which names the claim.
+ * which names the claim. Deep-frozen plain data.
  */
 export function claimDecision(
   callerVerdicts: readonly DecisionVerdict[],
   claim: string,
   at: number,
 ): TransitionDecision {
-  const decision = composeDecision([
-    ...callerVerdicts,
-    { check: 'ledger', verdict: CheckVerdict.allow, reason: claim },
-  ]);
-  return Object.freeze({ ...decision, at });
+  const decision =
+    callerVerdicts.length === 0
+      ? ledgerOnly(claim)
+      : composeDecision([...callerVerdicts, { check: 'ledger', verdict: CheckVerdict.allow, reason: claim }]);
+  return Object.freeze({
+    allowed: decision.allowed,
+    verdicts: decision.verdicts,
+    deniedReasons: decision.deniedReasons,
+    at,
+  });
 }

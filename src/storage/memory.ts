@@ -28,7 +28,6 @@ export function createMemoryStorage(): LedgerStorage {
   // Records are copied on the way in and stored deep-frozen, so they can be handed out without a
   // copy and no caller can change stored state by reference. The copy has the stored form the
   // durable drivers give (the JSON form: undefined members dropped).
-  const copy = frozenRecord;
 
   return {
     capabilities: Object.freeze({ name: 'memory', crossProcess: false, durable: false }),
@@ -48,7 +47,7 @@ export function createMemoryStorage(): LedgerStorage {
         if (holderRecord !== undefined) return { created: false, conflict: 'ticket', record: holderRecord };
         tickets.set(record.ticketKey, record.key);
       }
-      const stored = copy(record);
+      const stored = frozenRecord(record, null);
       records.set(record.key, stored);
       return { created: true, record: stored };
     },
@@ -58,7 +57,7 @@ export function createMemoryStorage(): LedgerStorage {
       const current = records.get(key);
       if (current === undefined || current.version !== expectedVersion) return false;
       // The ticket index entry belongs to the record that first claimed it; updates never move it.
-      records.set(key, copy({ ...next, ticketKey: current.ticketKey }));
+      records.set(key, frozenRecord(next, current));
       return true;
     },
 
@@ -102,18 +101,22 @@ const NOT_PLAIN = Symbol('not plain JSON');
 
 /**
  * A deep-frozen copy of a record in its stored form: the record's own fields only, in a fixed shape
- * (which also keeps freezing cheap), undefined members dropped.
+ * (which also keeps freezing cheap), undefined members dropped. Over `current` (an update), its
+ * ticket entry is kept, and a member that is `current`'s own stored copy is kept without a copy.
  */
-function frozenRecord(r: TransitionRecord): TransitionRecord {
+function frozenRecord(r: TransitionRecord, current: TransitionRecord | null): TransitionRecord {
+  const copyOf = <T>(value: T, stored: T | undefined): T =>
+    current !== null && value === stored ? value : (frozenJsonCopy(value) as T);
   const out: { -readonly [K in keyof TransitionRecord]: TransitionRecord[K] } = {
     key: r.key,
     kind: r.kind,
     tool: r.tool,
     agentId: r.agentId,
     policyVersion: r.policyVersion,
-    scope: frozenJsonCopy(r.scope) as TransitionRecord['scope'],
+    scope: copyOf(r.scope, current?.scope),
     ticket: r.ticket,
-    ticketKey: r.ticketKey,
+    // The ticket index entry belongs to the record that first claimed it; updates never move it.
+    ticketKey: current === null ? r.ticketKey : current.ticketKey,
     argsFingerprint: r.argsFingerprint,
     sideEffectClass: r.sideEffectClass,
     retryPermission: r.retryPermission,
@@ -126,20 +129,19 @@ function frozenRecord(r: TransitionRecord): TransitionRecord {
     leaseUntil: r.leaseUntil,
     lastHeartbeatAt: r.lastHeartbeatAt,
     attempts: r.attempts,
-    error: frozenJsonCopy(r.error) as TransitionRecord['error'],
+    error: copyOf(r.error, current?.error),
     externalOperationRef: r.externalOperationRef,
     providerIdempotencyKey: r.providerIdempotencyKey,
     firstAttemptAt: r.firstAttemptAt,
-    operatorResolution: frozenJsonCopy(r.operatorResolution) as TransitionRecord['operatorResolution'],
+    operatorResolution: copyOf(r.operatorResolution, current?.operatorResolution),
     receiptRef: r.receiptRef,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     completedAt: r.completedAt,
   };
-  if (r.result !== undefined) out.result = frozenJsonCopy(r.result) as NonNullable<TransitionRecord['result']>;
-  if (r.decision !== undefined) out.decision = frozenJsonCopy(r.decision) as NonNullable<TransitionRecord['decision']>;
-  if (r.workerDeath !== undefined)
-    out.workerDeath = frozenJsonCopy(r.workerDeath) as NonNullable<TransitionRecord['workerDeath']> | null;
+  if (r.result !== undefined) out.result = copyOf(r.result, current?.result);
+  if (r.decision !== undefined) out.decision = copyOf(r.decision, current?.decision);
+  if (r.workerDeath !== undefined) out.workerDeath = copyOf(r.workerDeath, current?.workerDeath);
   if (r.refusedTransition !== undefined) out.refusedTransition = r.refusedTransition;
   return Object.freeze(out);
 }
