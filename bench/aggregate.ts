@@ -14,6 +14,7 @@ const AREA_ORDER = [
   'ledger',
   'powertools',
   'ab',
+  'small-claim',
   'redis-scripts',
   'first-call-parts',
   'dbos',

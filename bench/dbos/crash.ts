@@ -16,14 +16,15 @@ import {
   FAST_QUEUE,
   type HyphaeHang,
   hangStepBodies,
+  hyphaeLedger,
   hyphaeStorage,
   hyphaeTool,
   launchDbos,
   oneStepWorkflow,
 } from './systems.js';
 
-/** What a child runs until it is killed. */
-export type ChildKind = `hyphae-${HyphaeHang}` | 'dbos';
+/** What a child runs until it is killed (`hyphae-body-default`: at the default lease, owner id = its id prefix). */
+export type ChildKind = `hyphae-${HyphaeHang}` | 'hyphae-body-default' | 'dbos';
 
 /** A recovery case: who crashed, and how the parent ends each call. */
 export interface CrashCase {
@@ -36,6 +37,15 @@ export interface CrashCase {
   /** Untimed, before and after the recoveries of a round (the 1 ms queue exists only while it is used). */
   prepare?(): Promise<void>;
   finish?(): Promise<void>;
+  /**
+   * Timed from the kill: no pause for the lease first, and each call's time runs from the kill to its
+   * end (calls are brought to an end one after another), so it holds every wait a user would see.
+   */
+  readonly fromKill?: boolean;
+  /** Timed from the kill, before the first call: what a restarted worker does at startup. */
+  restart?(idPrefix: string): Promise<void>;
+  /** Rounds this case runs at most (a case that waits minutes runs once). */
+  readonly rounds?: number;
 }
 
 /**
@@ -50,12 +60,19 @@ export async function runChild(kind: ChildKind, where: string, count: number, id
     for (let n = 0; n < count; n++) void DBOS.startWorkflow(oneStepWorkflow, { workflowID: `${idPrefix}-${n}` })(ARGS);
     return;
   }
-  const tool = hyphaeTool(hyphaeStorage(where), { where: kind === 'hyphae-body' ? 'body' : 'sideEffect', entered });
+  const tool = hyphaeTool(hyphaeStorage(where), {
+    where: kind === 'hyphae-sideEffect' ? 'sideEffect' : 'body',
+    entered,
+    ...(kind === 'hyphae-body-default' ? { lease: 'default' as const, ownerId: idPrefix } : {}),
+  });
   for (let n = 0; n < count; n++) void tool(ARGS, { toolCallId: `${idPrefix}-${n}` }).catch(() => undefined);
 }
 
-/** Fork this script as a child of `kind`, wait until all its calls are in their bodies, SIGKILL it. */
-async function crashChild(kind: ChildKind, where: string, count: number, idPrefix: string): Promise<void> {
+/**
+ * Fork this script as a child of `kind`, wait until all its calls are in their bodies, SIGKILL it;
+ * resolves with the time of the kill once the child is gone.
+ */
+async function crashChild(kind: ChildKind, where: string, count: number, idPrefix: string): Promise<number> {
   const script = process.argv[1] ?? '';
   const child = fork(script, ['--child', kind, where, String(count), idPrefix], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -68,13 +85,63 @@ async function crashChild(kind: ChildKind, where: string, count: number, idPrefi
     });
     child.once('exit', (code, signal) => reject(new Error(`child ${kind} exited (${code ?? signal}) before it hung`)));
   });
+  const killedAt = performance.now();
   child.kill('SIGKILL');
   await exited;
+  return killedAt;
 }
 
 /** The recovery cases. `storage` is the parent's hyphae store on the same tables the hyphae children use. */
 export function crashCases(storage: PostgresStorage, quick: boolean): CrashCase[] {
   const tool = hyphaeTool(storage);
+  const ledger = hyphaeLedger(storage);
+  const redispatch = async (id: string) => {
+    await tool(ARGS, { toolCallId: id });
+  };
+  const fromKill: CrashCase[] = [
+    {
+      name: 'hyphae, from the kill, lease 250 ms: the redispatch waits out the lease, reclaims and runs',
+      child: 'hyphae-body',
+      perChild: quick ? 5 : 20,
+      fromKill: true,
+      recover: redispatch,
+    },
+    {
+      name: 'hyphae, from the kill, default lease, the restart marks the dead worker: markWorkerDead, redispatch, run',
+      child: 'hyphae-body-default',
+      perChild: quick ? 5 : 20,
+      fromKill: true,
+      async restart(idPrefix) {
+        await ledger.markWorkerDead(
+          { owner: idPrefix },
+          { by: 'startup', reason: 'the worker restarted', overrideHeartbeat: true },
+        );
+      },
+      recover: redispatch,
+    },
+    {
+      name: 'DBOS, from the kill, defaults: resumeWorkflow, getResult',
+      child: 'dbos',
+      perChild: quick ? 2 : 5,
+      fromKill: true,
+      async recover(id) {
+        await (await DBOS.resumeWorkflow(id)).getResult();
+      },
+    },
+    // The default lease is 5 minutes: one call, once, and only in a full run.
+    ...(quick
+      ? []
+      : [
+          {
+            name: 'hyphae, from the kill, default lease, no restart mark: the redispatch waits out the 5 min lease',
+            child: 'hyphae-body-default' as const,
+            perChild: 1,
+            fromKill: true,
+            rounds: 1,
+            recover: redispatch,
+          },
+        ]),
+  ];
   return [
     {
       name: 'hyphae: redispatch after the worker died in the body (lease expired → RECLAIM, run, complete)',
@@ -124,6 +191,7 @@ export function crashCases(storage: PostgresStorage, quick: boolean): CrashCase[
         await handle.getResult();
       },
     },
+    ...fromKill,
   ];
 }
 
@@ -139,15 +207,17 @@ export async function measureCrashes(
   const histograms = cases.map(() => new Histogram());
   for (let round = 0; round < rounds; round++) {
     for (const [index, crash] of cases.entries()) {
+      if (crash.rounds !== undefined && round >= crash.rounds) continue;
       const idPrefix = `crash-${index}-${round}-${process.pid}-${Date.now()}`;
-      await crashChild(crash.child, where(crash.child, round), crash.perChild, idPrefix);
+      const killedAt = await crashChild(crash.child, where(crash.child, round), crash.perChild, idPrefix);
       // Past the lease the killed hyphae worker last renewed (it renews every third of it).
-      await sleep(CRASHED_LEASE_MS + 50);
+      if (crash.fromKill !== true) await sleep(CRASHED_LEASE_MS + 50);
       await crash.prepare?.();
       const histogram = histograms[index] as Histogram;
       const cpu = process.cpuUsage();
+      await crash.restart?.(idPrefix);
       for (let n = 0; n < crash.perChild; n++) {
-        const started = performance.now();
+        const started = crash.fromKill === true ? killedAt : performance.now();
         await crash.recover(`${idPrefix}-${n}`);
         histogram.record((performance.now() - started) * 1000);
       }

@@ -31,6 +31,11 @@ type Args = typeof ARGS;
 /** What a step body does: return at once, or tell the parent it entered and never return. */
 let stepBody: (args: Args) => Promise<undefined> = async () => undefined;
 
+/** The ledger a restarted worker opens over `storage` to mark the dead worker's claims. */
+export function hyphaeLedger(storage: PostgresStorage) {
+  return createLedger({ storage, ...IDENTITY });
+}
+
 /** Make every step body from now on hang after calling `entered` (for a child that is to be killed). */
 export function hangStepBodies(entered: () => void): void {
   stepBody = () => {
@@ -74,13 +79,24 @@ export function hyphaeStorage(tablePrefix: string): PostgresStorage {
 /** Where a killed hyphae worker hangs: in a plain body, or inside `sideEffect()` (after its mark). */
 export type HyphaeHang = 'body' | 'sideEffect';
 
+/** How a hanging hyphae worker is set up: where it hangs, its lease, and its owner id when it has one. */
+export interface HyphaeHangSetup {
+  readonly where: HyphaeHang;
+  readonly entered: () => void;
+  /** `short`: {@link CRASHED_LEASE_MS}; `default`: the ledger's default lease (5 min). */
+  readonly lease?: 'short' | 'default';
+  /** A stable owner id, as a restarted worker names the claims of the one that died. */
+  readonly ownerId?: string;
+}
+
 /** A hyphae tool over `storage`; `hang` makes its body hang (a child), none returns at once. */
-export function hyphaeTool(storage: PostgresStorage, hang?: { where: HyphaeHang; entered: () => void }) {
+export function hyphaeTool(storage: PostgresStorage, hang?: HyphaeHangSetup) {
   const never = () => new Promise<undefined>(() => {});
   const ledger = createLedger({
     storage,
     ...IDENTITY,
-    ...(hang === undefined ? {} : { leaseTtlMs: CRASHED_LEASE_MS }),
+    ...(hang === undefined || hang.lease === 'default' ? {} : { leaseTtlMs: CRASHED_LEASE_MS }),
+    ...(hang?.ownerId === undefined ? {} : { ownerId: hang.ownerId }),
   });
   return ledger.tool(SPEC, async (_args: Args): Promise<undefined> => {
     if (hang === undefined) return undefined;

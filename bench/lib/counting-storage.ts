@@ -2,7 +2,8 @@
  * A counting proxy around a ledger storage: how many round trips a call makes, and the documents
  * it writes (so a raw baseline can write documents of the same size).
  */
-import type { LedgerStorage } from '../../src/index.js';
+import type { LedgerStorage, TransitionRecord } from '../../src/index.js';
+import { encodeRecord } from '../../src/storage/record-codec.js';
 
 /** Storage calls seen since the last reset. */
 export interface StorageCalls {
@@ -10,7 +11,7 @@ export interface StorageCalls {
   update: number;
   get: number;
   findByTicket: number;
-  /** The JSON of every record passed to `create` or `update`, in order (what a driver encodes). */
+  /** Every record passed to `create` or `update`, in order, as a durable driver stores it (`encodeRecord`). */
   readonly docs: string[];
 }
 
@@ -26,8 +27,8 @@ export function countingStorage(inner: LedgerStorage): { storage: LedgerStorage;
       const name = property as 'create' | 'update' | 'get' | 'findByTicket';
       return function counted(...args: unknown[]): unknown {
         calls[name]++;
-        if (name === 'create') calls.docs.push(JSON.stringify(args[0]));
-        if (name === 'update') calls.docs.push(JSON.stringify(args[2]));
+        if (name === 'create') calls.docs.push(encodeRecord(args[0] as TransitionRecord));
+        if (name === 'update') calls.docs.push(encodeRecord(args[2] as TransitionRecord));
         return Reflect.apply(value, target, args);
       };
     },

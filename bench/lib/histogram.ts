@@ -6,8 +6,8 @@
 const MIN_US = 0.01;
 const GROWTH = 1.01;
 const LOG_GROWTH = Math.log(GROWTH);
-// 0.01 µs … 100 s at 1 % steps.
-const BUCKETS = Math.ceil(Math.log(1e8 / MIN_US) / LOG_GROWTH);
+// 0.01 µs … 1,000 s at 1 % steps.
+const BUCKETS = Math.ceil(Math.log(1e9 / MIN_US) / LOG_GROWTH);
 
 /** Summary of one measured case, in microseconds. */
 export interface Stats {

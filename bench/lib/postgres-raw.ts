@@ -5,6 +5,7 @@
  *   update = UPDATE … WHERE key = $1 AND version = $2
  */
 import type { TransitionRecord } from '../../src/index.js';
+import { decodeRecord } from '../../src/storage/record-codec.js';
 import { randomKey } from './random-key.js';
 import { parseDoc, splitWrites, type WrittenDoc } from './written-docs.js';
 
@@ -33,7 +34,7 @@ export function statementTexts(
   },
   doc: string,
 ): PostgresStatements {
-  const record = JSON.parse(doc) as TransitionRecord;
+  const record = decodeRecord(doc, 'bench');
   return { create: build.create(record, doc).text, update: build.update(record, doc).text };
 }
 

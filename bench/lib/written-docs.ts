@@ -3,6 +3,8 @@
  * into the column values a raw baseline writes next to them.
  */
 
+import { decodeRecord } from '../../src/storage/record-codec.js';
+
 /** One written document and the fields drivers store beside it. */
 export interface WrittenDoc {
   readonly doc: string;
@@ -12,9 +14,9 @@ export interface WrittenDoc {
   readonly version: number;
 }
 
-/** Parse a captured document. */
+/** Parse a captured document (in the stored form, `encodeRecord`'s). */
 export function parseDoc(doc: string): WrittenDoc {
-  const record = JSON.parse(doc) as { tool: string; kind: string; outcome: string; version: number };
+  const record = decodeRecord(doc, 'bench');
   return { doc, tool: record.tool, kind: record.kind, outcome: record.outcome, version: record.version };
 }
 
