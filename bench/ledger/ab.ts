@@ -13,10 +13,9 @@ import type { Stats } from '../lib/histogram.js';
 import { type FlightStats, measureInFlight } from '../lib/in-flight.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
 import { measureCases, type TimedCase } from '../lib/measure.js';
-import { powertoolsIdempotent } from '../lib/powertools-redis.js';
 import { onBenchRedis } from '../lib/redis-bench-client.js';
 import { type LedgerBuild, revisionBuild, workingTreeBuild } from './ab-builds.js';
-import { comparisonPlan } from './powertools-cases.js';
+import { comparisonPlan, powertoolsCases } from './powertools-cases.js';
 
 const quick = process.argv.includes('--quick');
 const baseAt = process.argv.indexOf('--base');
@@ -65,28 +64,6 @@ function sideCases(built: LedgerBuild, client: never, prefix: string): Record<Ca
     'memory replay': replay('memory'),
     'redis call': call('redis'),
     'redis replay': replay('redis'),
-  };
-}
-
-function powertoolsCases(client: never, prefix: string): { call: TimedCase; replay: TimedCase } {
-  let seq = 0;
-  return {
-    call: {
-      name: 'powertools: redis call',
-      start() {
-        const fn = powertoolsIdempotent(client, prefix, noop);
-        return () => fn({ ...ARGS, toolCallId: `pt_${++seq}` });
-      },
-    },
-    replay: {
-      name: 'powertools: redis replay',
-      async start() {
-        const fn = powertoolsIdempotent(client, prefix, noop);
-        const payload = { ...ARGS, toolCallId: `pt_${++seq}` };
-        await fn(payload);
-        return () => fn(payload);
-      },
-    },
   };
 }
 
@@ -194,7 +171,7 @@ async function main(): Promise<void> {
   await onBenchRedis('A/B bench', async (client, run) => {
     const a = sideCases(base, client as never, `${run}base:`);
     const b = sideCases(head, client as never, `${run}head:`);
-    const pt = powertoolsCases(client as never, `${run}powertools`);
+    const pt = powertoolsCases(client, `${run}powertools`);
     const cases = [...CASES.flatMap((name) => [a[name], b[name]]), pt.call, pt.replay];
     const stats = await measureCases(cases, plan);
     for (const [i, timed] of cases.entries()) {

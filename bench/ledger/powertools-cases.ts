@@ -57,7 +57,7 @@ export interface PowertoolsComparison {
 }
 
 /** The powertools cases: a fresh payload each call, and one payload repeated. */
-function powertoolsCases(client: BenchRedisClient, keyPrefix: string): CallAndReplay {
+export function powertoolsCases(client: BenchRedisClient, keyPrefix: string): CallAndReplay {
   const nextTicket = ticketSource();
   return {
     call: {

@@ -12,43 +12,18 @@ import { commandLine, type Figure, figure, headerLines, load, us, writeArea } fr
 import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
 import { measureCases, type TimedCase } from '../lib/measure.js';
-import { powertoolsIdempotent } from '../lib/powertools-redis.js';
 import { onBenchRedis } from '../lib/redis-bench-client.js';
 import { ledgerCases } from './cases.js';
-import { comparisonPlan } from './powertools-cases.js';
+import { comparisonPlan, powertoolsCases } from './powertools-cases.js';
 import { smallClaimStorage } from './small-claim-store.js';
 
 const quick = process.argv.includes('--quick');
 const plan = comparisonPlan(quick);
-const ARGS = { orderId: 'ord_42', amount: 100 } as const;
-const noop = async (): Promise<undefined> => undefined;
 
 type Kind = 'call' | 'replay';
 const KINDS: readonly Kind[] = ['call', 'replay'];
 const SYSTEMS = ['hyphae Redis driver', 'hyphae over the small-claim prototype', 'powertools'] as const;
 type System = (typeof SYSTEMS)[number];
-
-function powertoolsCases(client: never, prefix: string): Record<Kind, TimedCase> {
-  let seq = 0;
-  return {
-    call: {
-      name: 'powertools: call',
-      start() {
-        const fn = powertoolsIdempotent(client, prefix, noop);
-        return () => fn({ ...ARGS, toolCallId: `pt_${++seq}` });
-      },
-    },
-    replay: {
-      name: 'powertools: replay',
-      async start() {
-        const fn = powertoolsIdempotent(client, prefix, noop);
-        const payload = { ...ARGS, toolCallId: `pt_${++seq}` };
-        await fn(payload);
-        return () => fn(payload);
-      },
-    },
-  };
-}
 
 function markdownOf(command: string, loadAtStart: number, stats: Record<System, Record<Kind, Stats>>): string {
   const pt = stats.powertools;
@@ -111,7 +86,7 @@ async function main(): Promise<void> {
     const cases: Record<System, Record<Kind, TimedCase>> = {
       'hyphae Redis driver': ledgerCases('hyphae Redis driver', () => driver),
       'hyphae over the small-claim prototype': ledgerCases('hyphae over the small-claim prototype', () => small),
-      powertools: powertoolsCases(client as never, `${run}powertools`),
+      powertools: powertoolsCases(client, `${run}powertools`),
     };
     const order = KINDS.flatMap((kind) => SYSTEMS.map((system) => cases[system][kind]));
     const measured = await measureCases(order, plan);
