@@ -2,7 +2,6 @@
  * The verdicts a caller hands the ledger with a call (`CallOptions.verdicts`), read before
  * anything is claimed, and the ledger's own verdict that closes every decision.
  */
-
 import { InvalidOptionError, LedgerError } from '../errors.js';
 import { CheckVerdict, type DecisionVerdict, type TransitionDecision } from '../storage/decision.js';
 import { composeDecision } from './decision.js';

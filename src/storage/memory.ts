@@ -56,7 +56,6 @@ export function createMemoryStorage(): LedgerStorage {
       assertOpen();
       const current = records.get(key);
       if (current === undefined || current.version !== expectedVersion) return false;
-      // The ticket index entry belongs to the record that first claimed it; updates never move it.
       records.set(key, frozenRecord(next, current));
       return true;
     },
