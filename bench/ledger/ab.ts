@@ -13,8 +13,9 @@ import type { Stats } from '../lib/histogram.js';
 import { type FlightStats, measureInFlight } from '../lib/in-flight.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
 import { measureCases, type TimedCase } from '../lib/measure.js';
-import { onBenchRedis } from '../lib/redis-bench-client.js';
+import { type BenchRedisClient, onBenchRedis } from '../lib/redis-bench-client.js';
 import { type LedgerBuild, revisionBuild, workingTreeBuild } from './ab-builds.js';
+import { ledgerCases } from './cases.js';
 import { comparisonPlan, powertoolsCases } from './powertools-cases.js';
 
 const quick = process.argv.includes('--quick');
@@ -23,47 +24,19 @@ const BASE = baseAt === -1 ? 'e7cb84c' : (process.argv[baseAt + 1] ?? 'e7cb84c')
 const plan = comparisonPlan(quick);
 const IN_FLIGHT = 32;
 
-const ARGS = { orderId: 'ord_42', amount: 100 } as const;
-const SPEC = { name: 'bench_noop', sideEffectClass: 'idempotent_mutate' } as const;
-const noop = async (): Promise<undefined> => undefined;
-
 /** The cases of one side: a fresh call and a replay, on memory and on Redis. */
 type CaseName = 'memory call' | 'memory replay' | 'redis call' | 'redis replay';
 const CASES: readonly CaseName[] = ['memory call', 'memory replay', 'redis call', 'redis replay'];
 
-function sideCases(built: LedgerBuild, client: never, prefix: string): Record<CaseName, TimedCase> {
-  let seq = 0;
-  const ticket = () => `${built.label}_${++seq}`;
+function sideCases(built: LedgerBuild, client: BenchRedisClient, prefix: string): Record<CaseName, TimedCase> {
   const redis = built.createRedisStorage({ client }, { prefix });
-  const toolOn = (store: 'memory' | 'redis') =>
-    built
-      .createLedger({
-        storage: store === 'memory' ? built.createMemoryStorage() : redis,
-        agentId: 'bench-agent',
-        policyVersion: 'bench.1',
-      })
-      .tool(SPEC, noop);
-  const call = (store: 'memory' | 'redis'): TimedCase => ({
-    name: `${built.label}: ${store} call`,
-    start() {
-      const tool = toolOn(store);
-      return () => tool(ARGS, { toolCallId: ticket() });
-    },
-  });
-  const replay = (store: 'memory' | 'redis'): TimedCase => ({
-    name: `${built.label}: ${store} replay`,
-    async start() {
-      const tool = toolOn(store);
-      const toolCallId = ticket();
-      await tool(ARGS, { toolCallId });
-      return () => tool(ARGS, { toolCallId });
-    },
-  });
+  const memory = ledgerCases(`${built.label}: memory`, () => built.createMemoryStorage(), built.createLedger);
+  const onRedis = ledgerCases(`${built.label}: redis`, () => redis, built.createLedger);
   return {
-    'memory call': call('memory'),
-    'memory replay': replay('memory'),
-    'redis call': call('redis'),
-    'redis replay': replay('redis'),
+    'memory call': memory.call,
+    'memory replay': memory.replay,
+    'redis call': onRedis.call,
+    'redis replay': onRedis.replay,
   };
 }
 
@@ -169,14 +142,14 @@ async function main(): Promise<void> {
   const head = await workingTreeBuild('head');
   console.log(`base: ${base.source}\nhead: ${head.source}`);
   await onBenchRedis('A/B bench', async (client, run) => {
-    const a = sideCases(base, client as never, `${run}base:`);
-    const b = sideCases(head, client as never, `${run}head:`);
+    const a = sideCases(base, client, `${run}base:`);
+    const b = sideCases(head, client, `${run}head:`);
     const pt = powertoolsCases(client, `${run}powertools`);
     const cases = [...CASES.flatMap((name) => [a[name], b[name]]), pt.call, pt.replay];
     const stats = await measureCases(cases, plan);
     for (const [i, timed] of cases.entries()) {
       const s = stats[i] as Stats;
-      console.log(`  ${timed.name.padEnd(28)} p50 ${us(s.p50Us).padStart(7)} µs  cpu ${us(s.cpuUs).padStart(7)} µs`);
+      console.log(`  ${timed.name.padEnd(64)} p50 ${us(s.p50Us).padStart(7)} µs  cpu ${us(s.cpuUs).padStart(7)} µs`);
     }
     const pick = (side: Record<CaseName, TimedCase>) =>
       Object.fromEntries(CASES.map((name) => [name, stats[cases.indexOf(side[name])] as Stats])) as Record<

@@ -39,11 +39,16 @@ export function ticketSource(): () => string {
 /**
  * The ledgered cases over `storage`, which is asked for a store at the start of every round (a
  * fresh one for memory, so its map does not grow for the whole run; the same one for drivers).
+ * `create` is the ledger's factory: another build's, for the A/B bench.
  */
-export function ledgerCases(label: string, storage: () => LedgerStorage): Record<CaseKind, TimedCase> {
+export function ledgerCases(
+  label: string,
+  storage: () => LedgerStorage,
+  create: typeof createLedger = createLedger,
+): Record<CaseKind, TimedCase> {
   const nextTicket = ticketSource();
   const toolOver = (body: typeof noopBody) =>
-    createLedger({ storage: storage(), agentId: 'bench-agent', policyVersion: 'bench.1' }).tool(SPEC, body);
+    create({ storage: storage(), agentId: 'bench-agent', policyVersion: 'bench.1' }).tool(SPEC, body);
   return {
     call: {
       name: `${label}: ${CASE_TITLES.call}`,
