@@ -1,12 +1,17 @@
 /**
  * The dashboard as a hono app: server-rendered pages over the config's ledgers, behind scoped
- * tokens, with a CSRF secret on every state-changing form and strict security headers.
+ * tokens, with a CSRF secret on every state-changing form and strict security headers. The
+ * headers, the origin check and the bearer check are hono's own middleware.
  */
 
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { Hono } from 'hono';
+import { bearerAuth } from 'hono/bearer-auth';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
 import { systemClock } from '../core/clock.js';
 import { GuardError } from '../errors.js';
 import { type ActionForm, parseAction, runAction } from './actions.js';
@@ -31,16 +36,55 @@ import { DASHBOARD_CSS, DASHBOARD_JS } from './static.js';
 /** The cookie that carries a browser session. */
 export const SESSION_COOKIE = 'hyphae_session';
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self'",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
+/** The security headers of every answer (hono's defaults, with these changes). */
+const SECURITY_HEADERS = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'"],
+    connectSrc: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+  },
+  // `same-origin`, not `no-referrer`: under `no-referrer` browsers post forms with `Origin: null`.
+  referrerPolicy: 'same-origin',
+  xFrameOptions: 'DENY',
+  // The dashboard does not own its host's TLS policy: HSTS (with includeSubDomains) would bind
+  // every subdomain of that host to HTTPS, and a loopback dashboard is plain HTTP.
+  strictTransportSecurity: false,
+});
+
+/**
+ * A browser's form post must come from the dashboard's own origin (`Origin` or `Sec-Fetch-Site`);
+ * one that shows neither is refused too (CSRF, login CSRF). A request with an `Authorization`
+ * header is not checked: a page on another site cannot add that header without a preflight, which
+ * the dashboard never answers.
+ */
+function sameOriginForms(): MiddlewareHandler {
+  const check = csrf({
+    origin: (origin, c) => {
+      const host = c.req.header('host') ?? '';
+      return origin === `http://${host}` || origin === `https://${host}`;
+    },
+  });
+  return async (c, next) => {
+    if (c.req.header('authorization') !== undefined) return next();
+    try {
+      await check(c, next);
+    } catch (error) {
+      if (!(error instanceof HTTPException) || error.status !== 403) throw error;
+      const origin = c.req.header('origin');
+      return c.text(
+        origin === undefined
+          ? 'Cross-origin request refused (no `Origin` header)'
+          : `Cross-origin request refused (origin \`${origin}\`)`,
+        403,
+      );
+    }
+  };
+}
 
 /**
  * Build the dashboard app; serve it with `@hono/node-server`, or call `app.request` in tests.
@@ -62,15 +106,9 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
   const page = (c: Context<Env>, title: string, content: Html, status: PageStatus = 200) =>
     c.html(layout({ title, scope: c.get('scope'), readOnly, ledgers: ledgerNames }, content).toString(), status);
 
+  app.use('*', SECURITY_HEADERS);
   app.use('*', async (c, next) => {
     await next();
-    c.header('Content-Security-Policy', CSP);
-    c.header('X-Content-Type-Options', 'nosniff');
-    // `same-origin`, not `no-referrer`: under `no-referrer` browsers post forms with `Origin: null`.
-    c.header('Referrer-Policy', 'same-origin');
-    c.header('X-Frame-Options', 'DENY');
-    c.header('Cross-Origin-Opener-Policy', 'same-origin');
-    c.header('Cross-Origin-Resource-Policy', 'same-origin');
     c.header('Cache-Control', 'no-store');
   });
 
@@ -79,15 +117,9 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     if (options.allowedHosts !== undefined && !options.allowedHosts.includes(hostName(host))) {
       return c.text(`Host \`${host}\` is not this dashboard's address`, 421);
     }
-    // A form posted from another origin is refused before it reaches a handler (CSRF, login CSRF).
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
-      const origin = c.req.header('origin');
-      if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
-        return c.text(`Cross-origin request refused (origin \`${origin}\`)`, 403);
-      }
-    }
     return next();
   });
+  app.use('*', sameOriginForms());
 
   // Forms are small; a larger body is refused before it is read.
   app.use('*', bodyLimit({ maxSize: 64 * 1024, onError: (c) => c.text('Request body too large', 413) }));
@@ -108,25 +140,40 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     return c.redirect('/', 303);
   });
 
+  // A bearer token grants its scope; one not accepted is refused (401), even where anyone may look.
+  // (hono types the middleware for any app; this one runs in the dashboard's, so its variables are there)
+  const bearer = bearerAuth({
+    verifyToken: (token, c) => {
+      const scope = scopeOf(tokens, token);
+      if (scope !== undefined) {
+        (c as unknown as Context<Env>).set('session', undefined);
+        (c as unknown as Context<Env>).set('scope', scope);
+      }
+      return scope !== undefined;
+    },
+    invalidTokenMessage: 'That bearer token is not accepted',
+    invalidAuthenticationHeaderMessage: 'The Authorization header is not `Bearer TOKEN`',
+  }) as unknown as MiddlewareHandler<Env>;
+
   // Who is asking: a session cookie, a bearer token, or (loopback only) anyone, with a fresh session.
   app.use('*', async (c, next) => {
     const cookie = getCookie(c, SESSION_COOKIE);
-    let session = cookie === undefined ? undefined : sessions.get(cookie);
-    let scope = session?.scope;
-    const bearer = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-    if (scope === undefined && bearer !== undefined) scope = scopeOf(tokens, bearer);
-    if (scope === undefined && options.allowAnonymous === true) {
-      session = sessions.open('act');
-      scope = session.scope;
-      setCookie(c, SESSION_COOKIE, session.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+    const session = cookie === undefined ? undefined : sessions.get(cookie);
+    if (session !== undefined) {
+      c.set('session', session);
+      c.set('scope', session.scope);
+      return next();
     }
-    if (scope === undefined) {
-      if (c.req.method === 'GET' && bearer === undefined) return c.redirect('/login', 303);
-      return c.text('A token is required (a session, or `Authorization: Bearer TOKEN`)', 401);
+    if (c.req.header('authorization') !== undefined) return bearer(c, next);
+    if (options.allowAnonymous === true) {
+      const opened = sessions.open('act');
+      setCookie(c, SESSION_COOKIE, opened.id, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      c.set('session', opened);
+      c.set('scope', opened.scope);
+      return next();
     }
-    c.set('session', session?.scope === scope ? session : undefined);
-    c.set('scope', scope);
-    return next();
+    if (c.req.method === 'GET') return c.redirect('/login', 303);
+    return c.text('A token is required (a session, or `Authorization: Bearer TOKEN`)', 401);
   });
 
   /** Why this request may not act, or undefined; checks scope, read-only and the CSRF secret. */
@@ -251,6 +298,8 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
   });
 
   app.onError((error, c) => {
+    // A refusal of hono's middleware (a bearer token not accepted) answers as that middleware says.
+    if (error instanceof HTTPException) return error.getResponse();
     options.onError?.(error);
     const message = error instanceof GuardError ? error.message : 'The dashboard failed to answer';
     return page(c, 'Error', flash('bad', message), 503);

@@ -84,12 +84,18 @@ describe('hyphae dashboard', () => {
     const cookie = (first.headers.get('set-cookie') ?? '').split(';')[0] as string;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await first.text())?.[1] as string;
     const form = { _csrf: csrf, action: 'release_not_executed', by: 'ada', reason: 'no charge', confirm: 'yes' };
-    const done = await fetch(`${url}/t/${unknown.key}/act`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(form),
-    });
+    const post = (headers: Record<string, string>) =>
+      fetch(`${url}/t/${unknown.key}/act`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form),
+      });
+    // A form the session posts without naming its origin (not how a browser posts) is refused.
+    const unnamed = await post({});
+    expect(unnamed.status).toBe(403);
+    expect(await unnamed.text()).toContain('no `Origin` header');
+    const done = await post({ origin: url });
     expect(done.status).toBe(303);
     const receipts = readFileSync(join(dir, 'receipts.jsonl'), 'utf8').trim().split('\n');
     const last = JSON.parse(receipts.at(-1) as string) as { outcome: string; operator: unknown };

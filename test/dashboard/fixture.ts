@@ -120,7 +120,11 @@ export interface Client {
   csrf(): string;
 }
 
-/** A client of `app` (requests go through `app.request`, as HTTP would). */
+/**
+ * A client of `app` (requests go through `app.request`, as HTTP would). Like a browser, it names the
+ * page's origin on every form it posts; a test overrides `origin` to post from elsewhere, and a
+ * header given as '' is left out.
+ */
 export function clientOf(app: Hono): Client {
   let cookie: string | undefined;
   let csrf = '';
@@ -132,18 +136,22 @@ export function clientOf(app: Hono): Client {
     if (found !== undefined) csrf = found;
     return response;
   };
-  const base = (headers: Record<string, string>) => ({
-    host: '127.0.0.1:4500',
-    ...(cookie === undefined ? {} : { cookie }),
-    ...headers,
-  });
+  const base = (headers: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries({ host: '127.0.0.1:4500', ...(cookie === undefined ? {} : { cookie }), ...headers }).filter(
+        ([, value]) => value !== '',
+      ),
+    );
   return {
     get: async (path, headers = {}) => remember(await app.request(path, { headers: base(headers) })),
     post: async (path, form, headers = {}) =>
       remember(
         await app.request(path, {
           method: 'POST',
-          headers: { ...base(headers), 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            ...base({ origin: 'http://127.0.0.1:4500', ...headers }),
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           body: new URLSearchParams(form).toString(),
         }),
       ),

@@ -36,6 +36,12 @@ describe('the dashboard over a SQLite ledger', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.headers.get('referrer-policy')).toBe('same-origin');
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('cross-origin-opener-policy')).toBe('same-origin');
+    expect(page.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    // The dashboard does not bind its host's subdomains to HTTPS.
+    expect(page.headers.get('strict-transport-security')).toBeNull();
     const body = await page.text();
     expect(body).not.toMatch(/<script>(?!<\/script>)/);
     expect(body).toContain('<script src="/static/dashboard.js" defer></script>');
@@ -226,7 +232,24 @@ describe('the dashboard over a SQLite ledger', () => {
       { origin: 'http://evil.test' },
     );
     expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain('origin `http://evil.test`');
+    // A post naming no origin at all is refused too, unless the browser says it is same-origin.
+    const unnamed = await client.post(`/t/${s.unknown.key}/act`, { ...form, _csrf: client.csrf() }, { origin: '' });
+    expect(unnamed.status).toBe(403);
+    const crossSite = await client.post(
+      `/t/${s.unknown.key}/act`,
+      { ...form, _csrf: client.csrf() },
+      { origin: '', 'sec-fetch-site': 'cross-site' },
+    );
+    expect(crossSite.status).toBe(403);
     expect((await s.ledger.get(s.unknown.key))?.operatorResolution).toBeNull();
+    const sameSite = await client.post(
+      `/t/${s.unknown.key}/act`,
+      { ...form, _csrf: client.csrf() },
+      { origin: '', 'sec-fetch-site': 'same-origin' },
+    );
+    expect(sameSite.status).toBe(303);
+    expect((await s.ledger.get(s.unknown.key))?.operatorResolution?.by).toBe('ada');
     const huge = await client.post(`/t/${s.unknown.key}/act`, {
       ...form,
       _csrf: client.csrf(),
@@ -262,7 +285,10 @@ describe('the dashboard over a SQLite ledger', () => {
     });
     const anonymous = clientOf(app);
     expect((await anonymous.get('/')).headers.get('location')).toBe('/login');
-    expect((await anonymous.get('/t/x', { authorization: 'Bearer wrong-token-wrong-token-123' })).status).toBe(401);
+    const wrong = await anonymous.get('/t/x', { authorization: 'Bearer wrong-token-wrong-token-123' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect((await anonymous.get('/', { authorization: `Basic ${TOKEN}` })).status).toBe(400);
     expect((await anonymous.post('/login', { token: 'not-it' })).status).toBe(403);
     expect((await anonymous.post(`/t/${s.unknown.key}/act`, { action: 'mark_dead' })).status).toBe(401);
 
@@ -285,6 +311,16 @@ describe('the dashboard over a SQLite ledger', () => {
     const form = { _csrf: actor.csrf(), action: 'release_not_executed', by: 'ada', reason: 'verified', confirm: 'yes' };
     expect((await actor.post(`/t/${s.unknown.key}/act`, form)).status).toBe(303);
     expect((await s.ledger.get(s.unknown.key))?.operatorResolution?.by).toBe('ada');
+
+    // A script's bearer token is not ambient: its form needs neither an origin nor a CSRF secret.
+    const script = clientOf(app);
+    const confirm = await script.post(
+      `/t/${s.blocked.key}/confirm`,
+      { action: 'release_not_executed', by: 'ada', reason: 'checked' },
+      { origin: '', authorization: `Bearer ${TOKEN}` },
+    );
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain('name="confirm"');
   });
 
   it('shows where a tampered receipt chain breaks, on the receipts page and the transition page', async () => {
