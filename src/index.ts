@@ -105,7 +105,6 @@ export {
   validateConfig,
 } from './config/parse-config.js';
 export type { PrepareMessagesEvent } from './config/prepare-messages.js';
-export { CONSEQUENTIAL_CLASSES } from './config/rules.js';
 export type { ConfigRun, ConfigRunScope } from './config/run-context.js';
 export { configJsonSchema, DEFAULT_LEASE_TTL_MS } from './config/schema/config-node.js';
 export type { JsonSchema } from './config/schema/nodes.js';
@@ -432,7 +431,10 @@ export {
 export {
   Boundary,
   CLASS_DEFAULTS,
+  CLASS_PROPERTIES,
   type ClassDefaults,
+  type ClassProperties,
+  CONSEQUENTIAL_CLASSES,
   Gate,
   Outcome,
   RetryPermission,

@@ -6,7 +6,7 @@ import { GuardError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
 import { resolveSideEffectClass } from '../ledger/resolve-side-effect-class.js';
 import type { CallOptions } from '../ledger/types.js';
-import type { SideEffectClass } from '../storage/envelope.js';
+import { isRerunnable, type SideEffectClass } from '../storage/envelope.js';
 import { type CompiledSchema, compileSchema, type SchemaOutput, type ToolSchema } from './compile-schema.js';
 import { SchemaDefinitionError, ToolDefinitionError } from './errors.js';
 import type { JsonSchemaObject } from './field-spec.js';
@@ -14,7 +14,7 @@ import type { FieldSpec, InferFieldSpec } from './field-spec-types.js';
 import type { ValidationResult } from './issues.js';
 import { checkEntities, checkPaths, compileScope, type DeclaredFields, type ScopeOptions } from './scope-checks.js';
 import type { StandardInput, StandardSchemaV1 } from './standard-schema.js';
-import { inputViolation, isRerunnable, outputViolation } from './violations.js';
+import { inputViolation, outputViolation } from './violations.js';
 
 /** Options of {@link bounded}. */
 export interface BoundedOptions<S extends ToolSchema, O extends ToolSchema | undefined> extends ScopeOptions {

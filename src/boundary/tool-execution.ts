@@ -5,10 +5,11 @@
 import { GuardError } from '../errors.js';
 import { InvalidArgumentError, stringArgument } from '../invalid-argument.js';
 import type { CallOptions } from '../ledger/types.js';
+import { isRerunnable } from '../storage/envelope.js';
 import { type BoundedTool, type CheckedArgs, isBoundedTool } from './bounded.js';
 import type { ToolCallRequest } from './chat.js';
 import { ToolBoundaryError, ToolBoundaryExhaustedError, ToolDefinitionError } from './errors.js';
-import { isRerunnable, unparseableArguments } from './violations.js';
+import { unparseableArguments } from './violations.js';
 
 /** Turns a model's raw argument text into a value; throw to refuse it. */
 export type ParseToolArgs = (raw: string, call: ToolCallRequest) => unknown;

@@ -2,16 +2,11 @@
  * Builders of {@link ToolBoundaryError}: one per kind of violation, each with an operator message,
  * an `llmMessage` that tells the model whether the call ran and what to change, and a hint.
  */
-import type { SideEffectClass } from '../storage/envelope.js';
+import { isRerunnable, type SideEffectClass } from '../storage/envelope.js';
 import { ToolBoundaryError, type ToolBoundaryViolation } from './errors.js';
 import { describeField, describeValue, toJsonPointer, type ValidationIssue } from './issues.js';
 
 const MAX_LISTED_ISSUES = 10;
-
-/** Classes whose body may run again when its output fails validation (or it throws). */
-export function isRerunnable(sideEffectClass: SideEffectClass): boolean {
-  return sideEffectClass === 'read' || sideEffectClass === 'idempotent_mutate';
-}
 
 function listIssues(issues: readonly ValidationIssue[]): string {
   const lines = issues

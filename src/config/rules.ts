@@ -4,18 +4,11 @@
  */
 
 import { allowedCapabilities } from '../ledger/tool-capability.js';
-import type { SideEffectClass } from '../storage/envelope.js';
+import { isConsequential } from '../storage/envelope.js';
 import { checkBoundedTools } from './bounded-rules.js';
 import { ledgeredTools } from './coverage.js';
 import type { NodeIssue } from './schema/nodes.js';
 import type { ConfigSettings, ToolSettings } from './types.js';
-
-/** Classes whose effect must not happen twice: they need an explicit identity in production. */
-export const CONSEQUENTIAL_CLASSES: ReadonlySet<SideEffectClass> = new Set<SideEffectClass>([
-  'keyed_mutate',
-  'non_idempotent_mutate',
-  'irreversible',
-]);
 
 /** Tool settings that only the ledger reads: set on a tool it does not cover, they do nothing. */
 const LEDGER_ONLY: readonly [keyof ToolSettings, string][] = [
@@ -158,7 +151,7 @@ const toolEnvelopes: Rule = (settings, issues) => {
     }
     const cls = tool.sideEffectClass;
     const explicit = tool.identity === 'intent' || tool.requestIdParam !== undefined;
-    if (production && ledgered.has(name) && cls !== undefined && CONSEQUENTIAL_CLASSES.has(cls) && !explicit) {
+    if (production && ledgered.has(name) && cls !== undefined && isConsequential(cls) && !explicit) {
       issues.push({
         path: at,
         target: 'key',

@@ -3,7 +3,7 @@
  * without any id is said once through the logger, or refused.
  */
 import { GuardError, InvalidOptionError } from '../errors.js';
-import type { SideEffectClass } from '../storage/envelope.js';
+import { isConsequential } from '../storage/envelope.js';
 import type { ResolvedSpec, RunContext } from './prepare-call.js';
 import type { CallOptions, LedgerLogger } from './types.js';
 
@@ -13,13 +13,6 @@ import type { CallOptions, LedgerLogger } from './types.js';
  * once through the logger; `require_explicit` refuses it.
  */
 export type RequestIdentityPolicy = 'allow_derived' | 'require_explicit';
-
-/** The classes whose effect must not happen twice: a call of theirs should say who it is. */
-const CONSEQUENTIAL: ReadonlySet<SideEffectClass> = new Set<SideEffectClass>([
-  'keyed_mutate',
-  'non_idempotent_mutate',
-  'irreversible',
-]);
 
 function checkId(
   spec: ResolvedSpec,
@@ -51,7 +44,7 @@ export function checkCallIdentity(
   const toolCallId = checkId(spec, 'toolCallId', options.toolCallId);
   const requestId = checkId(spec, 'requestId', options.requestId);
   checkId(spec, 'externalOperationRef', options.externalOperationRef);
-  if (spec.kind !== 'tool' || spec.identity !== 'call' || !CONSEQUENTIAL.has(spec.sideEffectClass)) return false;
+  if (spec.kind !== 'tool' || spec.identity !== 'call' || !isConsequential(spec.sideEffectClass)) return false;
   if (toolCallId !== undefined || requestId !== undefined || context?.dispatchId !== undefined) return false;
   if (policy === 'require_explicit') {
     throw new GuardError(

@@ -15,7 +15,7 @@
  */
 
 import { recordArgument } from '../invalid-argument.js';
-import type { SideEffectClass } from '../storage/envelope.js';
+import { isConsequential, type SideEffectClass } from '../storage/envelope.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 
 /**
@@ -25,16 +25,9 @@ import type { TransitionRecord } from '../storage/transition-record.js';
  */
 export type DeathSignalPolicy = boolean | 'consequential';
 
-/** The classes `'consequential'` covers. */
-const CONSEQUENTIAL: ReadonlySet<SideEffectClass> = new Set<SideEffectClass>([
-  'keyed_mutate',
-  'non_idempotent_mutate',
-  'irreversible',
-]);
-
 /** True when `policy` asks for death evidence before taking over a claim of this class. */
 export function requiresDeathSignal(policy: DeathSignalPolicy, sideEffectClass: SideEffectClass): boolean {
-  return policy === true || (policy === 'consequential' && CONSEQUENTIAL.has(sideEffectClass));
+  return policy === true || (policy === 'consequential' && isConsequential(sideEffectClass));
 }
 
 /** The default heartbeat age after which an owner is presumed dead: twice the lease (0 when unbounded). */

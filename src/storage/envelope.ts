@@ -79,14 +79,78 @@ export interface ClassDefaults {
   readonly spendability: Spendability;
 }
 
-/** Retry permission and spendability of each side-effect class. */
-export const CLASS_DEFAULTS: Readonly<Record<SideEffectClass, ClassDefaults>> = Object.freeze({
-  read: { retryPermission: 'safe_retry', spendability: 'multi_use' },
-  idempotent_mutate: { retryPermission: 'safe_retry', spendability: 'multi_use' },
-  keyed_mutate: { retryPermission: 'retry_only_with_same_provider_idempotency_key', spendability: 'single_use' },
-  non_idempotent_mutate: { retryPermission: 'manual_reconciliation_required', spendability: 'single_use' },
-  irreversible: { retryPermission: 'never_retry_automatically', spendability: 'non_replayable' },
+/** What a side-effect class is: its defaults, and what the ledger and the guards make of it. */
+export interface ClassProperties extends ClassDefaults {
+  /**
+   * Its effect must not happen twice: a call needs an explicit identity in production, an expired
+   * claim needs evidence of the worker's death before it is taken over (by default), and an MCP call
+   * runs to its end when the client cancels it.
+   */
+  readonly consequential: boolean;
+  /** Its body may run again when its output fails validation, or it throws. */
+  readonly rerunnable: boolean;
+}
+
+/** Every property of each side-effect class, in one table. */
+export const CLASS_PROPERTIES: Readonly<Record<SideEffectClass, ClassProperties>> = Object.freeze({
+  read: Object.freeze({
+    retryPermission: 'safe_retry',
+    spendability: 'multi_use',
+    consequential: false,
+    rerunnable: true,
+  }),
+  idempotent_mutate: Object.freeze({
+    retryPermission: 'safe_retry',
+    spendability: 'multi_use',
+    consequential: false,
+    rerunnable: true,
+  }),
+  keyed_mutate: Object.freeze({
+    retryPermission: 'retry_only_with_same_provider_idempotency_key',
+    spendability: 'single_use',
+    consequential: true,
+    rerunnable: false,
+  }),
+  non_idempotent_mutate: Object.freeze({
+    retryPermission: 'manual_reconciliation_required',
+    spendability: 'single_use',
+    consequential: true,
+    rerunnable: false,
+  }),
+  irreversible: Object.freeze({
+    retryPermission: 'never_retry_automatically',
+    spendability: 'non_replayable',
+    consequential: true,
+    rerunnable: false,
+  }),
 });
+
+const classes = Object.keys(CLASS_PROPERTIES) as SideEffectClass[];
+
+/** Retry permission and spendability of each side-effect class (read from {@link CLASS_PROPERTIES}). */
+export const CLASS_DEFAULTS: Readonly<Record<SideEffectClass, ClassDefaults>> = Object.freeze(
+  Object.fromEntries(
+    classes.map((name) => {
+      const { retryPermission, spendability } = CLASS_PROPERTIES[name];
+      return [name, Object.freeze({ retryPermission, spendability })];
+    }),
+  ) as Record<SideEffectClass, ClassDefaults>,
+);
+
+/** The classes whose effect must not happen twice (see {@link ClassProperties.consequential}). */
+export const CONSEQUENTIAL_CLASSES: ReadonlySet<SideEffectClass> = new Set(
+  classes.filter((name) => CLASS_PROPERTIES[name].consequential),
+);
+
+/** True for a class whose effect must not happen twice; false for any other value. */
+export function isConsequential(sideEffectClass: string): boolean {
+  return isSideEffectClass(sideEffectClass) && CLASS_PROPERTIES[sideEffectClass].consequential;
+}
+
+/** Classes whose body may run again when its output fails validation (or it throws). */
+export function isRerunnable(sideEffectClass: SideEffectClass): boolean {
+  return CLASS_PROPERTIES[sideEffectClass].rerunnable;
+}
 
 const BOUNDARY_RANK: Readonly<Record<Boundary, number>> = { not_crossed: 0, maybe_crossed: 1, crossed: 2 };
 

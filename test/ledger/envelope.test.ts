@@ -3,12 +3,14 @@ import { describe, expect, it } from 'vitest';
 import {
   Boundary,
   CLASS_DEFAULTS,
+  CLASS_PROPERTIES,
+  CONSEQUENTIAL_CLASSES,
   GuardError,
   resolveSideEffectClass,
   SIDE_EFFECT_CLASS_ALIASES,
   SideEffectClass,
 } from '../../src/index.js';
-import { advanceBoundary } from '../../src/storage/envelope.js';
+import { advanceBoundary, isConsequential, isRerunnable } from '../../src/storage/envelope.js';
 
 describe('CLASS_DEFAULTS', () => {
   it.each([
@@ -27,6 +29,32 @@ describe('CLASS_DEFAULTS', () => {
 
   it('cannot be changed at runtime', () => {
     expect(Object.isFrozen(CLASS_DEFAULTS)).toBe(true);
+  });
+});
+
+describe('CLASS_PROPERTIES', () => {
+  it.each([
+    ['read', false, true],
+    ['idempotent_mutate', false, true],
+    ['keyed_mutate', true, false],
+    ['non_idempotent_mutate', true, false],
+    ['irreversible', true, false],
+  ] as const)('%s: consequential %s, rerunnable %s', (sideEffectClass, consequential, rerunnable) => {
+    expect(CLASS_PROPERTIES[sideEffectClass]).toMatchObject({ consequential, rerunnable });
+    expect(isConsequential(sideEffectClass)).toBe(consequential);
+    expect(CONSEQUENTIAL_CLASSES.has(sideEffectClass)).toBe(consequential);
+    expect(isRerunnable(sideEffectClass)).toBe(rerunnable);
+    // The defaults are the table's own.
+    expect(CLASS_DEFAULTS[sideEffectClass]).toEqual({
+      retryPermission: CLASS_PROPERTIES[sideEffectClass].retryPermission,
+      spendability: CLASS_PROPERTIES[sideEffectClass].spendability,
+    });
+  });
+
+  it('is frozen to its rows, and names no class for an alias or another value', () => {
+    expect(Object.isFrozen(CLASS_PROPERTIES.keyed_mutate)).toBe(true);
+    expect(Object.isFrozen(CLASS_DEFAULTS.keyed_mutate)).toBe(true);
+    for (const value of ['payment', 'toString', '__proto__', '']) expect(isConsequential(value)).toBe(false);
   });
 });
 

@@ -12,6 +12,7 @@ import { checkOptions } from '../../invalid-argument.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import type { Ledger } from '../../ledger/types.js';
 import type { DecisionVerdict } from '../../storage/decision.js';
+import { isConsequential } from '../../storage/envelope.js';
 import { createGuardPipeline } from '../pipeline.js';
 import type { GuardRun } from '../shared/run-types.js';
 import type { GuardEvent } from '../shared/types.js';
@@ -29,9 +30,6 @@ import type { JsonRpcErrorObject, JsonRpcId, McpCallToolResult, McpToolDefinitio
 
 /** Default retry window of intent identity: ten minutes. */
 const DEFAULT_RETRY_WINDOW_MS = 600_000;
-
-/** The classes whose call, once sent, runs to its end although the client cancels it. */
-const FINISHES: ReadonlySet<string> = new Set(['keyed_mutate', 'non_idempotent_mutate', 'irreversible']);
 
 /** What the MCP guard reports; never an argument or a result. */
 export type McpGuardEvent =
@@ -263,7 +261,7 @@ export function createMcpGuard(options: McpGuardOptions = {}): McpGuard {
     };
     // A side-effecting call that may not run twice runs to its end when the client cancels it, so its
     // outcome is recorded and a retry gets it; `cancel: 'forward'` passes the cancellation on.
-    const finishes = ledger !== undefined && FINISHES.has(sideEffectClass) && cancel !== 'forward';
+    const finishes = ledger !== undefined && isConsequential(sideEffectClass) && cancel !== 'forward';
     const run = currentRun();
     sessionStop.resume(run);
     const outcome = await run.executeToolCall({ id: ticket, name, args }, execute, {

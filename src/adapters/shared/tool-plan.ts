@@ -7,11 +7,10 @@ import type { CompiledSchema, ToolSchema } from '../../boundary/compile-schema.j
 import { compileSchema } from '../../boundary/compile-schema.js';
 import { ToolDefinitionError } from '../../boundary/errors.js';
 import type { ScopeOptions } from '../../boundary/scope-checks.js';
-import { isRerunnable } from '../../boundary/violations.js';
 import { protect } from '../../context/protect.js';
 import type { Clock } from '../../core/clock.js';
 import type { ToolSpec } from '../../ledger/types.js';
-import type { SideEffectClass } from '../../storage/envelope.js';
+import { isRerunnable, type SideEffectClass } from '../../storage/envelope.js';
 
 /** Ledger options of one tool: everything of a `ToolSpec` but its name and class. */
 export type LedgerToolOptions = Omit<ToolSpec, 'name' | 'sideEffectClass'>;
