@@ -26,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 export const LAYERS = [
   ['core', /^core\//],
   ['records', /^storage\/(transition-record|envelope|decision)\.ts$/],
-  ['errors', /^(errors|invalid-argument|option-checks)\.ts$/],
+  ['errors', /^(errors|invalid-argument|option-checks|peer-dependency)\.ts$/],
   ['drivers', /^storage\/(sqlite|redis|postgres)(\/|\.ts$|-)/],
   ['storage', /^storage\//],
   ['policy', /^(ledger|fuses|boundary|context)\//],

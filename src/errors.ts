@@ -29,6 +29,28 @@ export class InvalidOptionError extends GuardError {
   }
 }
 
+/**
+ * An optional peer dependency that a feature needs is not installed, or does not load (code
+ * `missing_peer_dependency`); the message says what needs it and the command that installs it.
+ *
+ * @example
+ * try { await ledger.tool(spec, body)(args); } catch (error) {
+ *   if (error instanceof MissingPeerDependencyError) error.packageNames; // ['better-sqlite3']
+ * }
+ */
+export class MissingPeerDependencyError extends GuardError {
+  /** The first package to install (the only one, most often). */
+  readonly packageName: string;
+  /** Every package the `npm install` command of the message installs. */
+  readonly packageNames: readonly string[];
+
+  constructor(packageNames: readonly [string, ...string[]], message: string, options: GuardErrorOptions = {}) {
+    super('missing_peer_dependency', message, options);
+    this.packageName = packageNames[0];
+    this.packageNames = Object.freeze([...packageNames]);
+  }
+}
+
 /** Base class of the ledger's errors. */
 export class LedgerError extends GuardError {
   constructor(message: string, options: GuardErrorOptions & { readonly code?: string } = {}) {

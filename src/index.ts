@@ -232,6 +232,7 @@ export {
   LedgerStorageUnavailableError,
   LedgerStorageUnsafeError,
   LedgerWorkerAliveError,
+  MissingPeerDependencyError,
   ReceiptKeyError,
   ReceiptSinkCorruptError,
   ReceiptSinkUnavailableError,

@@ -5,6 +5,7 @@
  * @module
  */
 
+export { MissingPeerDependencyError } from '../errors.js';
 export {
   type ApprovedAsset,
   ASSET_PROVIDER_NAME_PATTERN,
@@ -90,7 +91,6 @@ export {
   type AiSdkOutputMode,
   createAiSdkMainModel,
   createAiSdkVisionModel,
-  MissingPeerDependencyError,
 } from './models/ai-sdk.js';
 export { mapAiSdkError } from './models/ai-sdk-errors.js';
 export {

@@ -8,8 +8,9 @@
 import { createPinStore } from '../../adapters/mcp/pins.js';
 import { openReceiptSigner, openReceiptSink } from '../../config/open-stores.js';
 import { checkToken, type DashboardToken, isLoopback, LOOPBACK_HOSTS } from '../../dashboard/auth.js';
-import { GuardError } from '../../errors.js';
+import { GuardError, MissingPeerDependencyError } from '../../errors.js';
 import type { ReceiptKey } from '../../ledger/receipts/signers.js';
+import { importPeerDependency } from '../../peer-dependency.js';
 import type { ReceiptSink } from '../../storage/receipt-sink.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 import { DEFAULT_CONFIG_FILE, ledgersOf, loadCommandConfig } from '../lib/config-ledgers.js';
@@ -64,10 +65,14 @@ type Dashboard = typeof import('../../dashboard/start-dashboard.js');
 
 async function loadDashboard(ctx: CommandContext): Promise<Dashboard | undefined> {
   try {
-    return await import('../../dashboard/start-dashboard.js');
+    return await importPeerDependency(
+      () => import('../../dashboard/start-dashboard.js'),
+      ['hono', '@hono/node-server'],
+      'The dashboard',
+    );
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
-    ctx.err.line('The dashboard needs the packages `hono` and `@hono/node-server`: npm install hono @hono/node-server');
+    if (!(error instanceof MissingPeerDependencyError)) throw error;
+    ctx.err.line(error.message);
     return undefined;
   }
 }

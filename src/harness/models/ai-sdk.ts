@@ -5,8 +5,8 @@
  */
 import { compileSchema } from '../../boundary/compile-schema.js';
 import type { JsonSchemaObject } from '../../boundary/field-spec.js';
-import { GuardError } from '../../errors.js';
 import { checkOptions } from '../../invalid-argument.js';
+import { importPeerDependency } from '../../peer-dependency.js';
 import { invalidHarnessOption } from '../errors.js';
 import type { JsonValue } from '../json-patch/apply-json-patch.js';
 import { describeIssues, parseModelJson } from '../run/model-json.js';
@@ -61,30 +61,17 @@ export interface AiSdkMainModelOptions extends AiSdkModelOptions {
   readonly output?: AiSdkOutputMode;
 }
 
-/** `ai` is an optional peer dependency that is not installed. */
-export class MissingPeerDependencyError extends GuardError {
-  readonly packageName: string;
-
-  constructor(packageName: string, cause: unknown) {
-    super(
-      'missing_peer_dependency',
-      `The optional peer dependency \`${packageName}\` is not installed: run \`npm install ${packageName}\``,
-      { cause },
-    );
-    this.packageName = packageName;
-  }
-}
-
 let loaded: Promise<AiSdkModule> | undefined;
 
 function loadAi(): Promise<AiSdkModule> {
-  loaded ??= import('ai').then(
-    (module) => module as unknown as AiSdkModule,
-    (error: unknown) => {
-      loaded = undefined;
-      throw new MissingPeerDependencyError('ai', error);
-    },
-  );
+  loaded ??= importPeerDependency(
+    async () => (await import('ai')) as unknown as AiSdkModule,
+    'ai',
+    'The AI SDK model of the patch harness',
+  ).catch((error: unknown) => {
+    loaded = undefined;
+    throw error;
+  });
   return loaded;
 }
 

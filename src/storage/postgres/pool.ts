@@ -3,7 +3,7 @@
  * and errors translated into the ledger's storage errors.
  */
 import { GuardError, LedgerStorageUnavailableError } from '../../errors.js';
-import { importPeerDependency } from '../import-peer-dependency.js';
+import { importPeerDependency } from '../../peer-dependency.js';
 
 /** The result of one query, as `pg` returns it. */
 export interface PgQueryResultLike {

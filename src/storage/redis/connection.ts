@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GuardError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
-import { importPeerDependency } from '../import-peer-dependency.js';
+import { importPeerDependency } from '../../peer-dependency.js';
 import type { RedisSubscriberLike } from './subscriptions.js';
 
 /**

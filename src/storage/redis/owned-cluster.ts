@@ -3,7 +3,7 @@
  * from seed URLs, connected at the first operation, closed by `close()`.
  */
 import { LedgerStorageUnavailableError } from '../../errors.js';
-import { importPeerDependency } from '../import-peer-dependency.js';
+import { importPeerDependency } from '../../peer-dependency.js';
 import {
   CLUSTER_ROUTING,
   type ClusterClient,

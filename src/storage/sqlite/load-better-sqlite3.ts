@@ -1,7 +1,7 @@
 /**
  * Lazy loading of the optional `better-sqlite3` peer dependency.
  */
-import { importPeerDependency } from '../import-peer-dependency.js';
+import { importPeerDependency } from '../../peer-dependency.js';
 import type { SqliteDatabase } from './sqlite-database.js';
 
 /** The part of the `better-sqlite3` module the driver needs: its `Database` constructor. */

@@ -2,7 +2,7 @@
  * Choosing the SQLite driver: Node's built-in `node:sqlite` where the runtime has it, else the
  * optional `better-sqlite3` peer, or the one the caller names.
  */
-import { GuardError, InvalidOptionError } from '../../errors.js';
+import { GuardError, InvalidOptionError, MissingPeerDependencyError } from '../../errors.js';
 import { type BetterSqlite3Module, loadBetterSqlite3 } from './load-better-sqlite3.js';
 import { type NodeSqliteModule, nodeSqliteModule } from './load-node-sqlite.js';
 import type { SqliteDriverName } from './sqlite-database.js';
@@ -71,10 +71,10 @@ export async function loadSqliteDriver(
   try {
     return await betterOpener(sources);
   } catch (error) {
-    if (!(error instanceof GuardError)) throw error;
+    if (!(error instanceof MissingPeerDependencyError)) throw error;
     const problem = error.message.includes('is not installed') ? 'is not installed' : 'could not be loaded';
-    throw new GuardError(
-      'missing_peer_dependency',
+    throw new MissingPeerDependencyError(
+      ['better-sqlite3'],
       `The SQLite ledger storage needs Node.js 22.13 or later (built-in \`node:sqlite\`; ${runtime}) or the peer dependency \`better-sqlite3\`, which ${problem}: install it with \`npm install better-sqlite3\``,
       { cause: error.cause },
     );
