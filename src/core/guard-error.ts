@@ -46,11 +46,14 @@ export class InvalidArgumentError extends GuardError {
   readonly fn: string;
   /** The parameter at fault, `messages` or `options.format`. */
   readonly argument: string;
+  /** What is wrong with it (`must be an array, got a string`), for a front door that names it its own way. */
+  readonly problem: string;
 
   constructor(fn: string, argument: string, problem: string, options: GuardErrorOptions = {}) {
     super('invalid_argument', `\`${fn}\`: \`${argument}\` ${problem}`, options);
     this.fn = fn;
     this.argument = argument;
+    this.problem = problem;
   }
 }
 

@@ -8,6 +8,8 @@
 import type { JsonValue } from '../core/json.js';
 import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { GuardError } from '../errors.js';
+import { InvalidArgumentError } from '../invalid-argument.js';
+import { checkMarkDead, checkRelease } from '../ledger/operator/input.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import type { NamedLedger } from './queries.js';
 
@@ -31,7 +33,11 @@ export interface ActionRequest {
 /** What a form sent, before it is checked. */
 export type ActionForm = Readonly<Record<string, string | undefined>>;
 
-/** Check a form: a known action, a non-empty actor and reason, a result that is JSON. */
+/**
+ * Check a form: a known action and a result that is JSON here; the actor, the reason and which
+ * action may carry a result by the ledger's own operator checks, so the dashboard refuses what the
+ * ledger refuses, in the ledger's words.
+ */
 export function parseAction(form: ActionForm): { ok: true; value: ActionRequest } | { ok: false; message: string } {
   const kind = form.action;
   if (kind === undefined || !Object.hasOwn(ActionKind, kind)) {
@@ -39,15 +45,12 @@ export function parseAction(form: ActionForm): { ok: true; value: ActionRequest 
   }
   const by = form.by?.trim() ?? '';
   const reason = form.reason?.trim() ?? '';
-  if (by === '') return { ok: false, message: 'Say who you are: the actor is required' };
-  if (reason === '') return { ok: false, message: 'Say why: the reason is required' };
   const resultText = form.result?.trim() ?? '';
+  let result: unknown;
   if (resultText !== '') {
-    if (kind !== ActionKind.release_completed) {
-      return { ok: false, message: 'A result goes only with a release as completed' };
-    }
+    if (kind === ActionKind.mark_dead) return { ok: false, message: 'A result goes only with a release' };
     try {
-      JSON.parse(resultText);
+      result = JSON.parse(resultText);
     } catch {
       return { ok: false, message: `The result must be JSON, got \`${resultText}\`` };
     }
@@ -55,6 +58,19 @@ export function parseAction(form: ActionForm): { ok: true; value: ActionRequest 
   const overrideHeartbeat = form.override_heartbeat === 'yes';
   if (overrideHeartbeat && kind !== ActionKind.mark_dead) {
     return { ok: false, message: 'A heartbeat override goes only with marking a worker dead' };
+  }
+  try {
+    if (kind === ActionKind.mark_dead) checkMarkDead({ by, reason, overrideHeartbeat });
+    else
+      checkRelease({
+        verified: kind === ActionKind.release_completed ? 'completed' : 'not_executed',
+        by,
+        reason,
+        result,
+      });
+  } catch (error) {
+    if (error instanceof InvalidArgumentError) return { ok: false, message: error.message };
+    throw error;
   }
   return {
     ok: true,

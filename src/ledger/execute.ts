@@ -16,7 +16,7 @@ import type { CallTrace } from './call-trace.js';
 import { type Body, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';
 import { resolveHardBlock } from './hard-block.js';
-import { presumedDeadAfterOf } from './mark-worker-dead.js';
+import { presumedDeadAfterOf } from './operator/mark-worker-dead.js';
 import { pollTimeoutOf } from './poll-timeout.js';
 import type { PreparedCall } from './prepare-call.js';
 import { isExpired, resolveGate } from './resolve-gate.js';

@@ -247,14 +247,15 @@ export interface TaskSpec extends Omit<ToolSpec, 'sideEffectClass' | 'identity' 
 /** A ledgered function: same signature as the body, same result for every redispatch. */
 export type LedgeredFunction<A, R, O extends CallOptions = CallOptions> = (args: A, options?: O) => Promise<R>;
 
-/** Operator release of a blocked transition. */
-export interface ReleaseInput {
-  /** What the operator verified with the provider. */
+/** Operator release of a blocked transition: what the operator verified with the provider, who, and why. */
+export interface ReleaseInput extends AuditInput {
+  /**
+   * `completed`: the effect happened, and the transition becomes COMPLETED with `result`.
+   * `not_executed`: it did not, and the next call runs the tool exactly once more.
+   */
   readonly verified: 'completed' | 'not_executed';
-  /** The result to store when `verified` is `completed`. */
+  /** The result to store with `completed`, which the next call returns; refused with `not_executed`. */
   readonly result?: unknown;
-  readonly by: string;
-  readonly reason: string;
 }
 
 /** Who declares a worker dead, and why. */

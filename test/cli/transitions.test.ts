@@ -223,10 +223,24 @@ describe('hyphae transitions release and mark-dead', () => {
       KEY,
     );
 
-    expect([noBy.code, noVerdict.code, badJson.code]).toEqual([2, 2, 2]);
+    // The ledger's own operator checks, before the store is opened.
+    const resultNotExecuted = hyphae(
+      ledger.dir,
+      ['transitions', 'release', ledger.unknown.key, '--not-executed', '--result', '{}', '--by', 'a', '--reason', 'x'],
+      KEY,
+    );
+    const blankBy = hyphae(
+      ledger.dir,
+      ['transitions', 'release', ledger.unknown.key, '--not-executed', '--by', ' ', '--reason', 'x'],
+      KEY,
+    );
+
+    expect([noBy.code, noVerdict.code, badJson.code, resultNotExecuted.code, blankBy.code]).toEqual([2, 2, 2, 2, 2]);
     expect(noBy.stderr).toContain('needs `--by`');
     expect(noVerdict.stderr).toContain('Pass one of `--completed` and `--not-executed`');
     expect(badJson.stderr).toContain('`--result` must be JSON');
+    expect(resultNotExecuted.stderr).toContain('`--result` goes only with');
+    expect(blankBy.stderr).toContain('`--by` is required (who acts)');
     expect((await stored(ledger.dir, ledger.unknown.key))?.outcome).toBe('UNKNOWN');
   });
 

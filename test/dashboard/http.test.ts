@@ -210,10 +210,14 @@ describe('the dashboard over a SQLite ledger', () => {
     const base = { _csrf: client.csrf(), action: 'release_not_executed', by: 'ada', reason: 'checked' };
     expect(
       await (await client.post(`/t/${s.unknown.key}/act`, { ...base, reason: ' ', confirm: 'yes' })).text(),
-    ).toContain('the reason is required');
+    ).toContain('`reason` is required (why)');
     expect(await (await client.post(`/t/${s.unknown.key}/act`, { ...base, by: '' })).text()).toContain(
-      'the actor is required',
+      '`by` is required (who acts)',
     );
+    // The ledger's own check: a release as not executed carries no result.
+    const withResult = await client.post(`/t/${s.unknown.key}/act`, { ...base, result: '{"id":1}', confirm: 'yes' });
+    expect(withResult.status).toBe(409);
+    expect(await withResult.text()).toContain('`result` goes only with');
     expect(await (await client.post(`/t/${s.unknown.key}/act`, base)).text()).toContain('Confirm the action first');
     expect((await s.ledger.get(s.unknown.key))?.operatorResolution).toBeNull();
   });

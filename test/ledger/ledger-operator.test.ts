@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createManualClock,
   GuardError,
+  InvalidArgumentError,
   LedgerAlreadyResolvedError,
   LedgerFencedError,
   LedgerHardBlockError,
@@ -137,6 +138,36 @@ describe('release(verified: not_executed)', () => {
     await expect(ledger.release(key, { ...notExecuted, by: ' ' })).rejects.toBeInstanceOf(GuardError);
     await expect(ledger.release(key, { ...notExecuted, reason: '' })).rejects.toBeInstanceOf(GuardError);
     expect((await ledger.get(key))?.operatorResolution).toBeNull();
+  });
+
+  it('refuses bad input with InvalidArgumentError naming the argument, before reading the store', async () => {
+    const { ledger, key } = await blockedEmail();
+    const refusals: [unknown, string][] = [
+      [{ ...notExecuted, by: ' ' }, 'by'],
+      [{ ...notExecuted, reason: 42 }, 'reason'],
+      [{ ...notExecuted, verified: 'maybe' }, 'verified'],
+      // A call that did not execute has no result: one given with `not_executed` is refused, not dropped.
+      [{ ...notExecuted, result: { charged: false } }, 'result'],
+      [null, 'input'],
+    ];
+    for (const [input, argument] of refusals) {
+      const error = await rejectionOf(ledger.release(key, input as ReleaseInput));
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ code: 'invalid_argument', fn: 'release', argument });
+    }
+    const marks: [unknown, unknown, string][] = [
+      [key, { by: 'ops', reason: 'gone', overrideHeartbeat: 'yes' }, 'overrideHeartbeat'],
+      [key, { by: '', reason: 'gone' }, 'by'],
+      [{ owner: ' ' }, { by: 'ops', reason: 'gone' }, 'target.owner'],
+      [{ key: '' }, { by: 'ops', reason: 'gone' }, 'target'],
+    ];
+    for (const [target, input, argument] of marks) {
+      const error = await rejectionOf(ledger.markWorkerDead(target as string, input as { by: string; reason: string }));
+      expect(error).toMatchObject({ code: 'invalid_argument', fn: 'markWorkerDead', argument });
+    }
+    expect((await ledger.get(key))?.operatorResolution).toBeNull();
+    // The same release without the result goes through.
+    expect((await ledger.release(key, notExecuted)).operatorResolution?.verified).toBe('not_executed');
   });
 
   it('issued for an abandoned attempt, it is not spent on a second effect when that attempt wakes and executes', async () => {

@@ -67,6 +67,7 @@ describe('pin review', () => {
     });
     await expect(pins.review('srv', 'forecast', 'approve', { by: ' ' })).rejects.toMatchObject({
       code: 'invalid_argument',
+      argument: 'input.by',
     });
   });
 

@@ -190,7 +190,7 @@ export function createPinStore(ledger: Pick<Ledger, 'records'>, clock: () => num
     input: PinReviewInput,
   ): Promise<PinReviewResult> {
     if (typeof input.by !== 'string' || input.by.trim() === '') {
-      throw new GuardError('invalid_argument', 'A pin review needs a non-empty `by`');
+      throw new InvalidArgumentError('review', 'input.by', 'is required (who reviews the pin)');
     }
     const record = await load(server, tool);
     const name = `\`${tool}\` of \`${server}\``;

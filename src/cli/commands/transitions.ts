@@ -19,7 +19,7 @@ import {
   parseOptions,
   stringOption,
 } from '../lib/parse-options.js';
-import { runMarkDead, runRelease } from '../lib/transition-actions.js';
+import { markDeadInputOf, releaseInputOf, runMarkDead, runRelease } from '../lib/transition-actions.js';
 import { FILTER_KINDS, FILTER_OUTCOMES, listTransitions, lookupTransition } from '../lib/transition-queries.js';
 import { printRecord, printTable, recordJson } from '../lib/transition-view.js';
 
@@ -242,6 +242,8 @@ export const transitionsCommand: Command = {
         if (stringOption(parsed, option) === undefined)
           throw new UsageError(`\`hyphae transitions ${sub}\` needs \`--${option}\``);
       }
+      if (sub === 'release') releaseInputOf(parsed);
+      else markDeadInputOf(parsed);
     }
     const file = stringOption(parsed, 'config') ?? DEFAULT_CONFIG_FILE;
     return sub === 'list' || sub === 'show' ? read(sub, parsed, file, ctx) : act(sub, parsed, file, ctx);

@@ -2,7 +2,9 @@
  * The operator actions of `hyphae transitions`: release and mark-dead.
  */
 
-import type { Ledger } from '../../ledger/types.js';
+import { InvalidArgumentError } from '../../invalid-argument.js';
+import { checkMarkDead, checkRelease } from '../../ledger/operator/input.js';
+import type { Ledger, MarkWorkerDeadInput, ReleaseInput } from '../../ledger/types.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import { type CommandContext, ExitCode, UsageError } from '../command.js';
 import { flag, type ParsedOptions, stringOption } from './parse-options.js';
@@ -11,6 +13,25 @@ import { recordJson, shownOutcome } from './transition-view.js';
 
 function audit(parsed: ParsedOptions): { by: string; reason: string } {
   return { by: stringOption(parsed, 'by') as string, reason: stringOption(parsed, 'reason') as string };
+}
+
+/** The command-line option behind each argument of the ledger's operator checks. */
+const OPTION_OF: Readonly<Record<string, string>> = {
+  by: '--by',
+  reason: '--reason',
+  result: '--result',
+  verified: '--completed | --not-executed',
+  overrideHeartbeat: '--override-heartbeat',
+};
+
+/** `check`'s value; the ledger's refusal of an argument becomes a usage error naming its option. */
+function checked<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof InvalidArgumentError)) throw error;
+    throw new UsageError(`\`${OPTION_OF[error.argument] ?? error.argument}\` ${error.problem}`);
+  }
 }
 
 function resultOf(parsed: ParsedOptions): { result?: unknown } {
@@ -23,6 +44,24 @@ function resultOf(parsed: ParsedOptions): { result?: unknown } {
   }
 }
 
+/**
+ * The release the options ask for, checked by the ledger's own operator checks (before any store
+ * is opened: a usage error costs no connection).
+ */
+export function releaseInputOf(parsed: ParsedOptions): ReleaseInput {
+  const completed = flag(parsed, 'completed');
+  if (completed === flag(parsed, 'not-executed'))
+    throw new UsageError('Pass one of `--completed` and `--not-executed`');
+  const verified = completed ? 'completed' : 'not_executed';
+  return checked(() => checkRelease({ verified, ...resultOf(parsed), ...audit(parsed) }));
+}
+
+/** The worker-death mark the options ask for, checked by the ledger's own operator checks. */
+export function markDeadInputOf(parsed: ParsedOptions): MarkWorkerDeadInput {
+  const override = flag(parsed, 'override-heartbeat') ? { overrideHeartbeat: true } : {};
+  return checked(() => checkMarkDead({ ...audit(parsed), ...override }));
+}
+
 /** `transitions release KEY --completed|--not-executed --by --reason [--result JSON]`. */
 export async function runRelease(
   key: string,
@@ -30,26 +69,16 @@ export async function runRelease(
   ledgers: readonly Ledger[],
   ctx: CommandContext,
 ): Promise<number> {
-  const completed = flag(parsed, 'completed');
-  const notExecuted = flag(parsed, 'not-executed');
-  if (completed === notExecuted) throw new UsageError('Pass one of `--completed` and `--not-executed`');
-  if (notExecuted && stringOption(parsed, 'result') !== undefined) {
-    throw new UsageError('`--result` goes with `--completed` (a call that did not execute has no result)');
-  }
-  const result = resultOf(parsed);
+  const input = releaseInputOf(parsed);
   const found = await findTransition(ledgers, key);
   if (found === undefined) {
     ctx.err.line(`No transition \`${key}\``);
     return ExitCode.failed;
   }
-  const released = await found.ledger.release(key, {
-    verified: completed ? 'completed' : 'not_executed',
-    ...result,
-    ...audit(parsed),
-  });
+  const released = await found.ledger.release(key, input);
   if (flag(parsed, 'json')) {
     ctx.out.line(JSON.stringify(recordJson(released, Date.now()), null, 2));
-  } else if (completed) {
+  } else if (input.verified === 'completed') {
     ctx.out.line(`${ctx.out.pass('Released')} \`${key}\` as COMPLETED (tool \`${released.tool}\`)`);
   } else {
     ctx.out.line(
@@ -70,7 +99,7 @@ export async function runMarkDead(
   if ((owner === undefined) === (key === undefined) || extra !== undefined) {
     throw new UsageError('Pass one KEY or `--owner OWNER`');
   }
-  const input = { ...audit(parsed), ...(flag(parsed, 'override-heartbeat') ? { overrideHeartbeat: true } : {}) };
+  const input = markDeadInputOf(parsed);
   const marked: TransitionRecord[] = [];
   if (key !== undefined) {
     const found = await findTransition(ledgers, key);

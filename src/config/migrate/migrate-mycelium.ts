@@ -9,6 +9,7 @@
  */
 import { type Pair, parseDocument, type YAMLMap } from 'yaml';
 import { GuardError } from '../../errors.js';
+import { InvalidArgumentError, kindOf } from '../../invalid-argument.js';
 import type { ConfigIssue } from '../errors.js';
 import { validateConfig } from '../parse-config.js';
 import { configureLedgered } from './configure-ledgered.js';
@@ -212,7 +213,7 @@ function ensureTransition(m: Migration, root: YAMLMap): void {
  */
 export function migrateMyceliumConfig(source: string, options: MigrateOptions = {}): MyceliumMigration {
   if (typeof source !== 'string')
-    throw new GuardError('invalid_argument', `A mycelium config is YAML text, got \`${typeof source}\``);
+    throw new InvalidArgumentError('migrateMyceliumConfig', 'source', `must be YAML text, got ${kindOf(source)}`);
   const lines = new LineCounter();
   const doc = parseDocument(source, { lineCounter: lines, uniqueKeys: false });
   const file = options.file ?? 'mycelium.yaml';

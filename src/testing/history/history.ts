@@ -7,7 +7,13 @@
  */
 import { appendFileSync } from 'node:fs';
 import { GuardError, InvalidOptionError } from '../../errors.js';
-import { arrayArgument, checkOptions, stringArgument, unreadableArgument } from '../../invalid-argument.js';
+import {
+  arrayArgument,
+  checkOptions,
+  InvalidArgumentError,
+  stringArgument,
+  unreadableArgument,
+} from '../../invalid-argument.js';
 
 /** A typed error as the history keeps it: the class name and the stable code, if any. */
 export interface HistoryError {
@@ -134,7 +140,9 @@ export function createHistoryRecorder(options: HistoryRecorderOptions = {}): His
     });
     let settled = false;
     const settle = (event: HistoryEvent): void => {
-      if (settled) throw new GuardError('invalid_argument', `History operation \`${op}\` settled twice`);
+      if (settled) {
+        throw new InvalidArgumentError('record', 'operation', `\`${op}\` is settled twice (ok or fail, once)`);
+      }
       settled = true;
       write(event);
     };
@@ -178,7 +186,7 @@ export function parseHistory(texts: readonly string[]): HistoryEvent[] {
   arrayArgument('parseHistory', 'texts', texts);
   for (const [i, text] of texts.entries()) stringArgument('parseHistory', `texts[${i}]`, text);
   const events: HistoryEvent[] = [];
-  for (const text of texts) {
+  for (const [textIndex, text] of texts.entries()) {
     const lines = text.split('\n');
     lines.forEach((line, index) => {
       if (line.trim() === '') return;
@@ -186,7 +194,11 @@ export function parseHistory(texts: readonly string[]): HistoryEvent[] {
         events.push(JSON.parse(line) as HistoryEvent);
       } catch (error) {
         const last = index === lines.length - 1 || lines.slice(index + 1).every((rest) => rest.trim() === '');
-        if (!last) throw new GuardError('invalid_argument', `History line ${index + 1} is not JSON`, { cause: error });
+        if (!last) {
+          throw new InvalidArgumentError('parseHistory', `texts[${textIndex}]`, `line ${index + 1} is not JSON`, {
+            cause: error,
+          });
+        }
       }
     });
   }

@@ -8,15 +8,16 @@
  *   A claims (fence 1) ── paused ──────────────────────────── wakes, CAS fails ─► LedgerFencedError
  *   ops          markWorkerDead(A, override) ─► fence 2, lease ends ─► B takes over (fence 3) ─► runs
  */
-import { GuardError, LedgerError, LedgerWorkerAliveError } from '../errors.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
-import { asStorageError } from './active-claim.js';
-import { replaceRecord } from './claim-records.js';
-import type { ExecutorContext } from './executor-context.js';
-import { heldBy } from './owner-id.js';
-import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
-import type { MarkWorkerDeadInput, WorkerDeathTarget } from './types.js';
-import { defaultPresumedDeadAfterMs, hasWorkerDeathEvidence, heartbeatAgeMs } from './worker-death.js';
+import { LedgerError, LedgerWorkerAliveError } from '../../errors.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
+import { asStorageError } from '../active-claim.js';
+import { replaceRecord } from '../claim-records.js';
+import type { ExecutorContext } from '../executor-context.js';
+import { heldBy } from '../owner-id.js';
+import { afterRecorded, receiptRefFor } from '../receipts/ledger-receipts.js';
+import type { MarkWorkerDeadInput, WorkerDeathTarget } from '../types.js';
+import { defaultPresumedDeadAfterMs, hasWorkerDeathEvidence, heartbeatAgeMs } from '../worker-death.js';
+import { checkDeathTarget, checkMarkDead } from './input.js';
 
 /** Attempts at one record before a mark gives up on a record that keeps changing. */
 const MAX_ATTEMPTS = 5;
@@ -40,17 +41,6 @@ export function requireDeathEvidence(
   const after = presumedDeadAfterOf(ctx, leaseTtlMs);
   if (!hasWorkerDeathEvidence(record, now, after)) {
     throw new LedgerWorkerAliveError(record, action, heartbeatAgeMs(record, now), after);
-  }
-}
-
-function requireInput(input: MarkWorkerDeadInput): void {
-  for (const field of ['by', 'reason'] as const) {
-    if (typeof input?.[field] !== 'string' || input[field].trim() === '') {
-      throw new GuardError('invalid_argument', `Operator actions need a non-empty \`${field}\``);
-    }
-  }
-  if (input.overrideHeartbeat !== undefined && typeof input.overrideHeartbeat !== 'boolean') {
-    throw new GuardError('invalid_argument', '`overrideHeartbeat` must be a boolean');
   }
 }
 
@@ -159,29 +149,24 @@ export async function markWorkerDead(
   target: string | WorkerDeathTarget,
   input: MarkWorkerDeadInput,
 ): Promise<TransitionRecord | readonly TransitionRecord[]> {
-  requireInput(input);
-  if (typeof target === 'object' && target !== null && 'owner' in target) {
-    if (typeof target.owner !== 'string' || target.owner.trim() === '') {
-      throw new GuardError('invalid_argument', '`markWorkerDead` needs a non-empty `owner`');
-    }
-    const claims = await claimsOf(ctx, target.owner);
+  const checked = checkMarkDead(input);
+  const aimed = checkDeathTarget(target);
+  if (aimed.owner !== undefined) {
+    const claims = await claimsOf(ctx, aimed.owner);
     // Every claim is checked before any is marked: a refusal leaves all of them as they were.
-    if (input.overrideHeartbeat !== true) {
+    if (checked.overrideHeartbeat !== true) {
       const now = ctx.clock.now();
       for (const record of claims) requireDeathEvidence(ctx, record, 'Marking the worker dead', now);
     }
     const marked: TransitionRecord[] = [];
     for (const record of claims) {
-      const done = await markOne(ctx, record, input, target.owner);
+      const done = await markOne(ctx, record, checked, aimed.owner);
       if (done !== null) marked.push(done);
     }
     return marked;
   }
-  const key = typeof target === 'string' ? target : target?.key;
-  if (typeof key !== 'string' || key === '') {
-    throw new GuardError('invalid_argument', '`markWorkerDead` needs a transition key, `{ key }` or `{ owner }`');
-  }
+  const { key } = aimed;
   const current = await load(ctx, key);
   if (current === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
-  return (await markOne(ctx, current, input, undefined)) as TransitionRecord;
+  return (await markOne(ctx, current, checked, undefined)) as TransitionRecord;
 }

@@ -5,32 +5,24 @@
  * None of them deletes anything; each is a compare-and-set so it cannot race a running owner.
  */
 import {
-  GuardError,
   LedgerAlreadyResolvedError,
   LedgerError,
   LedgerPollTimeoutError,
   LedgerReleaseRefusedError,
-} from '../errors.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
-import { asStorageError } from './active-claim.js';
-import { replaceRecord } from './claim-records.js';
-import type { ExecutorContext } from './executor-context.js';
+} from '../../errors.js';
+import type { TransitionRecord } from '../../storage/transition-record.js';
+import { asStorageError } from '../active-claim.js';
+import { replaceRecord } from '../claim-records.js';
+import type { ExecutorContext } from '../executor-context.js';
+import { pollTimeoutOf } from '../poll-timeout.js';
+import { afterRecorded, receiptRefFor } from '../receipts/ledger-receipts.js';
+import { isExpired } from '../resolve-gate.js';
+import { completedWith } from '../stored-result.js';
+import { watchTransition } from '../transition-watch.js';
+import type { ReleaseInput, WaitOptions } from '../types.js';
+import { requiresDeathSignal } from '../worker-death.js';
+import { checkRelease } from './input.js';
 import { requireDeathEvidence } from './mark-worker-dead.js';
-import { pollTimeoutOf } from './poll-timeout.js';
-import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
-import { isExpired } from './resolve-gate.js';
-import { completedWith } from './stored-result.js';
-import { watchTransition } from './transition-watch.js';
-import type { AuditInput, ReleaseInput, WaitOptions } from './types.js';
-import { requiresDeathSignal } from './worker-death.js';
-
-function requireAudit(input: AuditInput): void {
-  for (const field of ['by', 'reason'] as const) {
-    if (typeof input[field] !== 'string' || input[field].trim() === '') {
-      throw new GuardError('invalid_argument', `Operator actions need a non-empty \`${field}\``);
-    }
-  }
-}
 
 async function load(ctx: ExecutorContext, key: string): Promise<TransitionRecord | null> {
   try {
@@ -52,13 +44,7 @@ export async function releaseTransition(
   key: string,
   input: ReleaseInput,
 ): Promise<TransitionRecord> {
-  requireAudit(input);
-  if (input.verified !== 'completed' && input.verified !== 'not_executed') {
-    throw new GuardError(
-      'invalid_argument',
-      `Release \`verified\` must be \`completed\` or \`not_executed\`, got \`${String(input.verified)}\``,
-    );
-  }
+  const checked = checkRelease(input);
   const current = await load(ctx, key);
   if (current === null) throw new LedgerReleaseRefusedError(key, 'no such transition', null);
   // A denial records a refusal; it never held a claim, so there is nothing to release.
@@ -77,11 +63,11 @@ export async function releaseTransition(
     throw new LedgerReleaseRefusedError(key, 'an earlier release is still pending', current);
   }
   const resolution = {
-    verified: input.verified,
-    by: input.by,
-    reason: input.reason,
+    verified: checked.verified,
+    by: checked.by,
+    reason: checked.reason,
     at: now,
-    consumedAt: input.verified === 'completed' ? now : null,
+    consumedAt: checked.verified === 'completed' ? now : null,
     previousOutcome: current.outcome,
   };
   // Releasing an abandoned IN_FLIGHT claim fences its owner: a stalled worker that wakes later must
@@ -94,7 +80,7 @@ export async function releaseTransition(
     receiptRef: receiptRefFor(ctx, 'release', current.version + 1),
     updatedAt: now,
   };
-  if (input.verified === 'completed') next = completedWith(next, input.result, now);
+  if (checked.verified === 'completed') next = completedWith(next, checked.result, now);
   if (!(await replaceRecord(ctx, 'operator', current, next))) {
     throw new LedgerReleaseRefusedError(key, 'the transition changed while releasing; read it and try again', current);
   }
