@@ -9,6 +9,7 @@ import type { JsonValue } from '../core/json.js';
 import { type ValueOf, type Vocabulary, vocabulary } from '../core/vocabulary.js';
 import { GuardError } from '../errors.js';
 import { InvalidArgumentError } from '../invalid-argument.js';
+import { actWhereHeld, refusedRecord } from '../ledger/operator/across-ledgers.js';
 import { checkMarkDead, checkRelease } from '../ledger/operator/input.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
 import type { NamedLedger } from './queries.js';
@@ -97,30 +98,49 @@ export function describeAction(request: ActionRequest, record: TransitionRecord)
   }
 }
 
-/** What running an action gave: the record after it, or the ledger's refusal. */
+/** What running an action gave: the ledger and the record after it, or the ledger's refusal. */
 export type ActionOutcome =
-  | { readonly ok: true; readonly record: TransitionRecord }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  | { readonly ok: true; readonly named: NamedLedger; readonly record: TransitionRecord }
+  | {
+      readonly ok: false;
+      readonly code: string;
+      readonly message: string;
+      /** The record the refusal is about, when the ledger named one. */
+      readonly record: TransitionRecord | null;
+    };
 
-/** Run a checked action on `key` through the ledger's operator API. */
-export async function runAction(named: NamedLedger, key: string, request: ActionRequest): Promise<ActionOutcome> {
+function act(named: NamedLedger, key: string, request: ActionRequest): Promise<TransitionRecord> {
   const audit = { by: request.by, reason: request.reason };
+  if (request.kind === ActionKind.mark_dead) {
+    return named.ledger.markWorkerDead(key, {
+      ...audit,
+      ...(request.overrideHeartbeat === true ? { overrideHeartbeat: true } : {}),
+    });
+  }
+  if (request.kind === ActionKind.release_not_executed) {
+    return named.ledger.release(key, { verified: 'not_executed', ...audit });
+  }
+  const result = request.resultText === undefined ? {} : { result: JSON.parse(request.resultText) as JsonValue };
+  return named.ledger.release(key, { verified: 'completed', ...result, ...audit });
+}
+
+/**
+ * Run a checked action on `key` through the operator API of whichever of `ledgers` holds it; the
+ * action reads the record once, in that ledger.
+ */
+export async function runAction(
+  ledgers: readonly NamedLedger[],
+  key: string,
+  request: ActionRequest,
+): Promise<ActionOutcome> {
   try {
-    let record: TransitionRecord;
-    if (request.kind === ActionKind.mark_dead) {
-      record = await named.ledger.markWorkerDead(key, {
-        ...audit,
-        ...(request.overrideHeartbeat === true ? { overrideHeartbeat: true } : {}),
-      });
-    } else if (request.kind === ActionKind.release_not_executed) {
-      record = await named.ledger.release(key, { verified: 'not_executed', ...audit });
-    } else {
-      const result = request.resultText === undefined ? {} : { result: JSON.parse(request.resultText) as JsonValue };
-      record = await named.ledger.release(key, { verified: 'completed', ...result, ...audit });
+    const done = await actWhereHeld(ledgers, (named) => act(named, key, request));
+    if (done === undefined) {
+      return { ok: false, code: 'ledger_not_found', message: `No transition \`${key}\``, record: null };
     }
-    return { ok: true, record };
+    return { ok: true, named: done.ledger, record: done.value };
   } catch (error) {
     if (!(error instanceof GuardError)) throw error;
-    return { ok: false, code: error.code, message: error.message };
+    return { ok: false, code: error.code, message: error.message, record: refusedRecord(error) };
   }
 }

@@ -121,26 +121,20 @@ export async function runBulk(
 ): Promise<BulkItemResult[]> {
   const results: BulkItemResult[] = [];
   for (const key of keys) {
-    let tool: string | null = null;
     try {
-      const record = await named.ledger.get(key);
-      if (record === null) {
-        results.push({ key, ok: false, tool, code: 'ledger_not_found', message: `No transition \`${key}\`` });
-        continue;
-      }
-      tool = record.tool;
-      const outcome = await runAction(named, key, request);
+      // The action reads the record once; a refusal names the record it is about.
+      const outcome = await runAction([named], key, request);
       results.push(
         outcome.ok
           ? { key, ok: true, record: outcome.record }
-          : { key, ok: false, tool, code: outcome.code, message: outcome.message },
+          : { key, ok: false, tool: outcome.record?.tool ?? null, code: outcome.code, message: outcome.message },
       );
     } catch (error) {
       // A store that fails for one transition is reported with it; the next is still tried.
       onError?.(error);
       const message = error instanceof Error ? error.message : String(error);
       const code = error instanceof GuardError ? error.code : 'failed';
-      results.push({ key, ok: false, tool, code, message });
+      results.push({ key, ok: false, tool: null, code, message });
     }
   }
   return results;

@@ -274,9 +274,11 @@ export function createDashboardApp(options: DashboardOptions): Hono<Env> {
     if (posted instanceof Response) return posted;
     const { form, action } = posted;
     if (form.confirm !== 'yes') return transitionPage(c, key, flash('bad', 'Confirm the action first'), 409);
-    const found = await findRecord(options.ledgers, key);
-    if (found === undefined) return page(c, 'Transition', flash('bad', `No transition \`${key}\``), 404);
-    const outcome = await runAction(found.named, key, action);
+    // The action finds the ledger that holds the key and reads the record once, itself.
+    const outcome = await runAction(options.ledgers, key, action);
+    if (!outcome.ok && outcome.code === 'ledger_not_found') {
+      return page(c, 'Transition', flash('bad', `No transition \`${key}\``), 404);
+    }
     if (!outcome.ok) return transitionPage(c, key, flash('bad', `Refused by the ledger: ${outcome.message}`), 409);
     const done = `Done: ${action.kind.replaceAll('_', ' ')} by ${action.by}; now ${outcome.record.outcome}`;
     return c.redirect(`/t/${encodeURIComponent(key)}?done=${encodeURIComponent(done)}`, 303);

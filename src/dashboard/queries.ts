@@ -12,9 +12,15 @@
  *   the bound says so and offers the cursor to read on.
  */
 
-import { isExpired } from '../ledger/resolve-gate.js';
+import {
+  findTransition,
+  isStuck,
+  STUCK_STORED_OUTCOMES,
+  scanPages,
+  shownOutcome,
+  storedOutcomes,
+} from '../ledger/operator/read-model.js';
 import type { Ledger } from '../ledger/types.js';
-import { Outcome } from '../storage/envelope.js';
 import type { ListQuery } from '../storage/ledger-storage.js';
 import type { RecordKind, TransitionRecord } from '../storage/transition-record.js';
 
@@ -45,39 +51,6 @@ export const DEFAULT_LIMITS: QueryLimits = {
   bulkLimit: 100,
 };
 
-/** The outcome an operator reads: `EXPIRED` for an IN_FLIGHT record whose lease has passed. */
-export function shownOutcome(record: TransitionRecord, now: number): string {
-  return isExpired(record, now) ? 'EXPIRED' : record.outcome;
-}
-
-const STUCK_STORED: readonly Outcome[] = ['UNKNOWN', 'BLOCKED', 'FAILED_AFTER_EFFECT', 'IN_FLIGHT'];
-
-/** Every record kind a filter may name. */
-export const FILTER_KINDS: readonly RecordKind[] = ['tool', 'task', 'denial'];
-
-/** Every outcome a filter may name. */
-export const FILTER_OUTCOMES: readonly string[] = [...Object.values(Outcome), 'EXPIRED'];
-
-/** Read pages of `query` until `limit` records or the end; `capped` when more remained. */
-async function readPages(
-  ledger: NamedLedger['ledger'],
-  query: ListQuery,
-  limit: number,
-): Promise<{ records: TransitionRecord[]; capped: boolean }> {
-  const records: TransitionRecord[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await ledger.list({
-      ...query,
-      limit: Math.min(1000, limit - records.length),
-      ...(cursor === null ? {} : { cursor }),
-    });
-    records.push(...page.records);
-    cursor = page.nextCursor;
-  } while (cursor !== null && records.length < limit);
-  return { records, capped: cursor !== null };
-}
-
 function countBy(records: readonly TransitionRecord[], of: (record: TransitionRecord) => string): [string, number][] {
   const counts = new Map<string, number>();
   for (const record of records) counts.set(of(record), (counts.get(of(record)) ?? 0) + 1);
@@ -104,23 +77,20 @@ export interface LedgerSummary {
 export async function summarize(named: NamedLedger, now: number, limits: QueryLimits): Promise<LedgerSummary> {
   const windowFrom = now - limits.windowMs;
   const [window, stuck] = await Promise.all([
-    readPages(named.ledger, { updatedFrom: windowFrom }, limits.windowLimit),
-    readPages(named.ledger, { outcome: STUCK_STORED }, limits.stuckLimit),
+    scanPages(named.ledger, { updatedFrom: windowFrom }, { want: limits.windowLimit, pageSize: 1000 }),
+    scanPages(named.ledger, { outcome: STUCK_STORED_OUTCOMES }, { want: limits.stuckLimit, pageSize: 1000 }),
   ]);
   return {
     name: named.name,
     store: named.ledger.storage.capabilities.name,
     windowFrom,
     scanned: window.records.length,
-    capped: window.capped,
+    capped: window.nextCursor !== null,
     byOutcome: countBy(window.records, (record) => shownOutcome(record, now)),
     byTool: countBy(window.records, (record) => record.tool),
     byAgent: countBy(window.records, (record) => record.agentId),
-    // A denial is BLOCKED but claimed nothing: it never waits for an operator.
-    stuck: stuck.records.filter(
-      (record) => record.kind !== 'denial' && (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)),
-    ),
-    stuckCapped: stuck.capped,
+    stuck: stuck.records.filter((record) => isStuck(record, now)),
+    stuckCapped: stuck.nextCursor !== null,
   };
 }
 
@@ -150,11 +120,6 @@ export interface ListResult {
   readonly scanCapped: boolean;
   /** True when some filter is applied to the fetched pages rather than by the store. */
   readonly filteredHere: boolean;
-}
-
-function storedOutcomes(outcomes: readonly string[]): Outcome[] | undefined {
-  if (outcomes.length === 0) return undefined;
-  return [...new Set(outcomes.map((o) => (o === 'EXPIRED' ? 'IN_FLIGHT' : (o as Outcome))))];
 }
 
 function inPageFilter(filter: ListFilter, now: number): ((record: TransitionRecord) => boolean) | undefined {
@@ -196,21 +161,18 @@ export async function listPage(
     });
     return { ...page, scanned: page.records.length, scanCapped: false, filteredHere: false };
   }
-  // Whole store pages are kept, so the cursor handed on never skips a record of a page half read.
-  const records: TransitionRecord[] = [];
-  let cursor: string | null = filter.cursor ?? null;
-  let scanned = 0;
-  do {
-    const page = await named.ledger.list({ ...base, limit: 200, ...(cursor === null ? {} : { cursor }) });
-    scanned += page.records.length;
-    records.push(...page.records.filter(keep));
-    cursor = page.nextCursor;
-  } while (cursor !== null && records.length < limits.pageSize && scanned < limits.scanLimit);
+  const scan = await scanPages(named.ledger, base, {
+    keep,
+    want: limits.pageSize,
+    scanLimit: limits.scanLimit,
+    pageSize: 200,
+    cursor: filter.cursor ?? null,
+  });
   return {
-    records,
-    nextCursor: cursor,
-    scanned,
-    scanCapped: cursor !== null && records.length < limits.pageSize,
+    records: scan.records,
+    nextCursor: scan.nextCursor,
+    scanned: scan.scanned,
+    scanCapped: scan.nextCursor !== null && scan.records.length < limits.pageSize,
     filteredHere: true,
   };
 }
@@ -220,11 +182,8 @@ export async function findRecord(
   ledgers: readonly NamedLedger[],
   key: string,
 ): Promise<{ readonly named: NamedLedger; readonly record: TransitionRecord } | undefined> {
-  for (const named of ledgers) {
-    const record = await named.ledger.get(key);
-    if (record !== null) return { named, record };
-  }
-  return undefined;
+  const found = await findTransition(ledgers, key, (named) => named.ledger);
+  return found === undefined ? undefined : { named: found.ledger, record: found.record };
 }
 
 /** The list page's query, as the URL carries it. */

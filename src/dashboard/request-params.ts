@@ -2,8 +2,9 @@
  * The list page's URL parameters, checked: unknown outcomes and unreadable times are reported on
  * the page, not silently dropped into a wider query.
  */
+
+import { FILTER_KINDS, FILTER_OUTCOMES } from '../ledger/operator/read-model.js';
 import type { ListParams } from './queries.js';
-import { FILTER_KINDS, FILTER_OUTCOMES } from './queries.js';
 
 function text(query: URLSearchParams, name: string): string | undefined {
   const value = query.get(name)?.trim();

@@ -8,10 +8,10 @@
  * which is a signed event of its own.
  */
 import { decisionDigest } from '../ledger/decision.js';
+import { shownOutcome } from '../ledger/operator/read-model.js';
 import type { DecisionVerdict } from '../storage/decision.js';
 import type { Receipt } from '../storage/receipt.js';
 import type { TransitionRecord } from '../storage/transition-record.js';
-import { shownOutcome } from './queries.js';
 
 /** One entry of the timeline. */
 export interface TimelineEntry {

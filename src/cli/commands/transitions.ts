@@ -2,6 +2,7 @@
  * `hyphae transitions`: list, show, release and mark-dead, on the ledger store the config names.
  */
 import { GuardError } from '../../errors.js';
+import { FILTER_KINDS, FILTER_OUTCOMES } from '../../ledger/operator/read-model.js';
 import type { RecordKind } from '../../storage/transition-record.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 import {
@@ -20,7 +21,7 @@ import {
   stringOption,
 } from '../lib/parse-options.js';
 import { markDeadInputOf, releaseInputOf, runMarkDead, runRelease } from '../lib/transition-actions.js';
-import { FILTER_KINDS, FILTER_OUTCOMES, listTransitions, lookupTransition } from '../lib/transition-queries.js';
+import { listTransitions, lookupTransition } from '../lib/transition-queries.js';
 import { printRecord, printTable, recordJson } from '../lib/transition-view.js';
 
 const HELP = `Usage: hyphae transitions <subcommand> [options]

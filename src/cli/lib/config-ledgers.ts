@@ -18,8 +18,9 @@ import type { CommandContext } from '../command.js';
 /** The default config file of every command. */
 export const DEFAULT_CONFIG_FILE = 'hyphae.yaml';
 
-/** What reading transitions needs: a record by key, and pages of records. */
-export type TransitionReader = Pick<Ledger, 'get' | 'list'>;
+export type { TransitionReader } from '../../ledger/operator/read-model.js';
+
+import type { TransitionReader } from '../../ledger/operator/read-model.js';
 
 /** A store opened for reading. */
 export type ReadableStore = TransitionReader & Pick<LedgerStorage, 'close'>;

@@ -3,13 +3,15 @@
  */
 
 import { InvalidArgumentError } from '../../invalid-argument.js';
+import { actWhereHeld } from '../../ledger/operator/across-ledgers.js';
 import { checkMarkDead, checkRelease } from '../../ledger/operator/input.js';
+import { shownOutcome } from '../../ledger/operator/read-model.js';
 import type { Ledger, MarkWorkerDeadInput, ReleaseInput } from '../../ledger/types.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import { type CommandContext, ExitCode, UsageError } from '../command.js';
 import { flag, type ParsedOptions, stringOption } from './parse-options.js';
-import { findTransition, transitionsOwnedBy } from './transition-queries.js';
-import { recordJson, shownOutcome } from './transition-view.js';
+import { transitionsOwnedBy } from './transition-queries.js';
+import { recordJson } from './transition-view.js';
 
 function audit(parsed: ParsedOptions): { by: string; reason: string } {
   return { by: stringOption(parsed, 'by') as string, reason: stringOption(parsed, 'reason') as string };
@@ -70,12 +72,13 @@ export async function runRelease(
   ctx: CommandContext,
 ): Promise<number> {
   const input = releaseInputOf(parsed);
-  const found = await findTransition(ledgers, key);
-  if (found === undefined) {
+  // The ledger that holds the key reads its record once, inside the release.
+  const done = await actWhereHeld(ledgers, (ledger) => ledger.release(key, input));
+  if (done === undefined) {
     ctx.err.line(`No transition \`${key}\``);
     return ExitCode.failed;
   }
-  const released = await found.ledger.release(key, input);
+  const released = done.value;
   if (flag(parsed, 'json')) {
     ctx.out.line(JSON.stringify(recordJson(released, Date.now()), null, 2));
   } else if (input.verified === 'completed') {
@@ -102,12 +105,12 @@ export async function runMarkDead(
   const input = markDeadInputOf(parsed);
   const marked: TransitionRecord[] = [];
   if (key !== undefined) {
-    const found = await findTransition(ledgers, key);
-    if (found === undefined) {
+    const done = await actWhereHeld(ledgers, (ledger) => ledger.markWorkerDead(key, input));
+    if (done === undefined) {
       ctx.err.line(`No transition \`${key}\``);
       return ExitCode.failed;
     }
-    marked.push(await found.ledger.markWorkerDead(key, input));
+    marked.push(done.value);
   } else {
     const held = await transitionsOwnedBy(ledgers, owner as string);
     if (held.length === 0) {

@@ -1,14 +1,20 @@
 /**
  * Reading transitions across a config's ledgers: filtered lists (with the derived EXPIRED and
- * "stuck" filters applied while paging) and lookup by key.
+ * "stuck" filters applied while paging), lookup by key or key prefix, and the claims of an owner,
+ * over the ledger's operator read model.
  */
 
-import { heldBy } from '../../ledger/owner-id.js';
-import { Outcome } from '../../storage/envelope.js';
+import {
+  claimsHeldBy,
+  findTransition as findIn,
+  isStuck,
+  scanPages,
+  shownOutcome,
+  storedOutcomes,
+  type TransitionReader,
+} from '../../ledger/operator/read-model.js';
 import type { ListQuery } from '../../storage/ledger-storage.js';
 import type { RecordKind, TransitionRecord } from '../../storage/transition-record.js';
-import type { TransitionReader } from './config-ledgers.js';
-import { isStuck, shownOutcome } from './transition-view.js';
 
 /** What `transitions list` asks for. */
 export interface TransitionFilter {
@@ -19,19 +25,6 @@ export interface TransitionFilter {
   readonly kind?: RecordKind | undefined;
   readonly stuck: boolean;
   readonly limit: number;
-}
-
-/** Every record kind a filter may name. */
-export const FILTER_KINDS: readonly RecordKind[] = ['tool', 'task', 'denial'];
-
-/** Every outcome a filter may name. */
-export const FILTER_OUTCOMES: readonly string[] = [...Object.values(Outcome), 'EXPIRED'];
-
-function storedOutcomes(filter: TransitionFilter): Outcome[] | undefined {
-  if (filter.outcomes.length === 0) return undefined;
-  const stored = new Set<Outcome>();
-  for (const outcome of filter.outcomes) stored.add(outcome === 'EXPIRED' ? 'IN_FLIGHT' : (outcome as Outcome));
-  return [...stored];
 }
 
 function matches(record: TransitionRecord, filter: TransitionFilter, now: number): boolean {
@@ -45,37 +38,28 @@ export async function listTransitions(
   filter: TransitionFilter,
   now: number,
 ): Promise<TransitionRecord[]> {
+  const outcome = storedOutcomes(filter.outcomes);
+  const query: ListQuery = {
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(filter.tool === undefined ? {} : { tool: filter.tool }),
+    ...(filter.kind === undefined ? {} : { kind: filter.kind }),
+  };
   const found: TransitionRecord[] = [];
-  const outcome = storedOutcomes(filter);
+  // Each store lists newest first, so its newest `limit` matches are all it can add to the answer.
   for (const ledger of ledgers) {
-    let cursor: string | null = null;
-    do {
-      const query: ListQuery = {
-        limit: 500,
-        ...(outcome === undefined ? {} : { outcome }),
-        ...(filter.tool === undefined ? {} : { tool: filter.tool }),
-        ...(filter.kind === undefined ? {} : { kind: filter.kind }),
-        ...(cursor === null ? {} : { cursor }),
-      };
-      const page = await ledger.list(query);
-      for (const record of page.records) if (matches(record, filter, now)) found.push(record);
-      cursor = page.nextCursor;
-    } while (cursor !== null && found.length < filter.limit * ledgers.length);
+    const scan = await scanPages(ledger, query, { keep: (record) => matches(record, filter, now), want: filter.limit });
+    found.push(...scan.records);
   }
   found.sort((a, b) => b.updatedAt - a.updatedAt || (a.key < b.key ? 1 : -1));
   return found.slice(0, filter.limit);
 }
 
 /** The ledger holding `key` and its record, or undefined. */
-export async function findTransition<L extends TransitionReader>(
+export function findTransition<L extends TransitionReader>(
   ledgers: readonly L[],
   key: string,
 ): Promise<{ readonly ledger: L; readonly record: TransitionRecord } | undefined> {
-  for (const ledger of ledgers) {
-    const record = await ledger.get(key);
-    if (record !== null) return { ledger, record };
-  }
-  return undefined;
+  return findIn(ledgers, key, (ledger) => ledger);
 }
 
 /** The shortest key prefix `transitions show` looks up (as git takes abbreviated hashes). */
@@ -100,19 +84,15 @@ export async function lookupTransition<L extends TransitionReader>(
   if (exact !== undefined) return { kind: 'found', ...exact };
   const prefix = key.toLowerCase();
   if (prefix.length < MIN_KEY_PREFIX || prefix.length >= 64 || !/^[0-9a-f]+$/.test(prefix)) return { kind: 'none' };
-  const matches: { ledger: L; record: TransitionRecord }[] = [];
+  const found: { ledger: L; record: TransitionRecord }[] = [];
   for (const ledger of ledgers) {
-    let cursor: string | null = null;
-    do {
-      const page = await ledger.list({ limit: 500, ...(cursor === null ? {} : { cursor }) });
-      for (const record of page.records) if (record.key.startsWith(prefix)) matches.push({ ledger, record });
-      cursor = page.nextCursor;
-    } while (cursor !== null);
+    const scan = await scanPages(ledger, {}, { keep: (record) => record.key.startsWith(prefix) });
+    for (const record of scan.records) found.push({ ledger, record });
   }
-  const [only] = matches;
-  if (only !== undefined && matches.length === 1) return { kind: 'found', ...only };
-  if (matches.length === 0) return { kind: 'none' };
-  return { kind: 'ambiguous', keys: matches.map((match) => match.record.key).sort() };
+  const [only] = found;
+  if (only !== undefined && found.length === 1) return { kind: 'found', ...only };
+  if (found.length === 0) return { kind: 'none' };
+  return { kind: 'ambiguous', keys: found.map((match) => match.record.key).sort() };
 }
 
 /** The IN_FLIGHT records held by `owner` (an owner id, one ledger's or a worker's; see `heldBy`). */
@@ -122,14 +102,7 @@ export async function transitionsOwnedBy<L extends TransitionReader>(
 ): Promise<{ readonly ledger: L; readonly record: TransitionRecord }[]> {
   const found: { ledger: L; record: TransitionRecord }[] = [];
   for (const ledger of ledgers) {
-    let cursor: string | null = null;
-    do {
-      const page = await ledger.list({ outcome: 'IN_FLIGHT', limit: 500, ...(cursor === null ? {} : { cursor }) });
-      for (const record of page.records) {
-        if (heldBy(record.owner, owner)) found.push({ ledger, record });
-      }
-      cursor = page.nextCursor;
-    } while (cursor !== null);
+    for (const record of await claimsHeldBy(ledger, owner)) found.push({ ledger, record });
   }
   return found;
 }

@@ -2,28 +2,10 @@
  * How `hyphae transitions` shows records: a table, a detail view, and JSON.
  */
 import { decisionDigest, effectStateOf } from '../../ledger/decision.js';
-import { isExpired } from '../../ledger/resolve-gate.js';
+import { isStuck, shownOutcome } from '../../ledger/operator/read-model.js';
 import type { TransitionDecision } from '../../storage/decision.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { Output } from '../output.js';
-
-/** Outcomes that need an operator: a redispatch would hard-block, or the owner may be dead. */
-const STUCK_OUTCOMES: ReadonlySet<string> = new Set(['UNKNOWN', 'BLOCKED', 'FAILED_AFTER_EFFECT']);
-
-/** The outcome as an operator reads it: `EXPIRED` for an IN_FLIGHT record whose lease passed. */
-export function shownOutcome(record: TransitionRecord, now: number): string {
-  return isExpired(record, now) ? 'EXPIRED' : record.outcome;
-}
-
-/**
- * True for a record that waits for an operator: UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT, or an
- * IN_FLIGHT whose lease has expired (its owner is late or dead). Never a denial record.
- */
-export function isStuck(record: TransitionRecord, now: number): boolean {
-  // A denial records a refused call that claimed nothing: nothing waits for an operator.
-  if (record.kind === 'denial') return false;
-  return STUCK_OUTCOMES.has(record.outcome) || isExpired(record, now);
-}
 
 function time(ms: number | null): string {
   return ms === null ? '-' : new Date(ms).toISOString();

@@ -2,10 +2,12 @@
  * Bulk action pages: the form under a filtered list, the impact preview (how many, which, what will
  * happen to each), and the report of what happened to each.
  */
+
+import { shownOutcome } from '../../ledger/operator/read-model.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ActionRequest } from '../actions.js';
 import { type BulkItemResult, type BulkSelection, bulkImpact } from '../bulk.js';
-import { filterTextFields, type ListParams, shownOutcome } from '../queries.js';
+import { filterTextFields, type ListParams } from '../queries.js';
 import { type Html, html } from './html.js';
 import { flash, outcomeBadge } from './layout.js';
 

@@ -1,9 +1,10 @@
 /**
  * The confirm step: what the action will do, then one button that does it.
  */
+
+import { shownOutcome } from '../../ledger/operator/read-model.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import { type ActionRequest, describeAction } from '../actions.js';
-import { shownOutcome } from '../queries.js';
 import { type Html, html } from './html.js';
 import { outcomeBadge } from './layout.js';
 

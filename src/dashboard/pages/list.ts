@@ -2,15 +2,9 @@
  * The list page: filters (outcome, tool, time range, agent, thread, run, free text), one page of
  * results, and the cursor to the next page.
  */
+import { FILTER_KINDS, FILTER_OUTCOMES, shownOutcome } from '../../ledger/operator/read-model.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
-import {
-  FILTER_KINDS,
-  FILTER_OUTCOMES,
-  filterTextFields,
-  type ListParams,
-  type ListResult,
-  shownOutcome,
-} from '../queries.js';
+import { filterTextFields, type ListParams, type ListResult } from '../queries.js';
 import { bulkForm } from './bulk.js';
 import { type Html, html } from './html.js';
 import { isoTime, outcomeBadge } from './layout.js';

@@ -3,7 +3,8 @@
  * stuck (UNKNOWN, BLOCKED, FAILED_AFTER_EFFECT, IN_FLIGHT past its lease).
  */
 
-import { type LedgerSummary, type QueryLimits, shownOutcome } from '../queries.js';
+import { shownOutcome } from '../../ledger/operator/read-model.js';
+import type { LedgerSummary, QueryLimits } from '../queries.js';
 import type { ChainView } from '../receipt-chain.js';
 import { type Html, html } from './html.js';
 import { isoTime, outcomeBadge } from './layout.js';

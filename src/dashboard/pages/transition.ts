@@ -3,10 +3,10 @@
  * operator actions (each leads to a confirm step first).
  */
 import { effectStateOf } from '../../ledger/decision.js';
+import { shownOutcome } from '../../ledger/operator/read-model.js';
 import type { Receipt } from '../../storage/receipt.js';
 import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ActionKind } from '../actions.js';
-import { shownOutcome } from '../queries.js';
 import type { ChainView } from '../receipt-chain.js';
 import { buildTimeline, type TimelineEntry } from '../timeline.js';
 import { type Html, html } from './html.js';

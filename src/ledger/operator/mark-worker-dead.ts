@@ -18,6 +18,7 @@ import { afterRecorded, receiptRefFor } from '../receipts/ledger-receipts.js';
 import type { MarkWorkerDeadInput, WorkerDeathTarget } from '../types.js';
 import { defaultPresumedDeadAfterMs, hasWorkerDeathEvidence, heartbeatAgeMs } from '../worker-death.js';
 import { checkDeathTarget, checkMarkDead } from './input.js';
+import { claimsHeldBy } from './read-model.js';
 
 /** Attempts at one record before a mark gives up on a record that keeps changing. */
 const MAX_ATTEMPTS = 5;
@@ -128,19 +129,11 @@ async function markOne(
 
 /** The IN_FLIGHT records held by `owner`, paging through the store. */
 async function claimsOf(ctx: ExecutorContext, owner: string): Promise<TransitionRecord[]> {
-  const found: TransitionRecord[] = [];
-  let cursor: string | null = null;
-  do {
-    let page: Awaited<ReturnType<ExecutorContext['storage']['list']>>;
-    try {
-      page = await ctx.storage.list({ outcome: 'IN_FLIGHT', limit: 500, ...(cursor === null ? {} : { cursor }) });
-    } catch (error) {
-      throw asStorageError('list', error);
-    }
-    for (const record of page.records) if (heldBy(record.owner, owner)) found.push(record);
-    cursor = page.nextCursor;
-  } while (cursor !== null);
-  return found;
+  try {
+    return await claimsHeldBy(ctx.storage, owner);
+  } catch (error) {
+    throw asStorageError('list', error);
+  }
 }
 
 /** Declare the owner of one transition, or every claim of an owner, dead. */
