@@ -2,7 +2,8 @@
 /**
  * The import graph of src/ against DESIGN.md's layering: every relative import (type imports,
  * re-exports and `import('…')` types included) is an arrow; the check fails on any circle of
- * modules and on any arrow the layering does not allow.
+ * modules, on any arrow the layering does not allow, and on any branch on a store driver's name
+ * outside storage/ (what a store kind does is asked of its driver, in storage/drivers.ts).
  *
  *   node scripts/check-imports.mjs            check src/ of this checkout
  *   node scripts/check-imports.mjs DIR        check another tree (the tests' fixtures)
@@ -27,7 +28,7 @@ export const LAYERS = [
   ['core', /^core\//],
   ['records', /^storage\/(transition-record|envelope|decision)\.ts$/],
   ['errors', /^(errors|invalid-argument|option-checks|peer-dependency)\.ts$/],
-  ['drivers', /^storage\/(sqlite|redis|postgres)(\/|\.ts$|-)/],
+  ['drivers', /^storage\/(sqlite|redis|postgres|drivers)(\/|\.ts$|-)/],
   ['storage', /^storage\//],
   ['policy', /^(ledger|fuses|boundary|context)\//],
   ['testing', /^testing\//],
@@ -184,12 +185,58 @@ export function layerViolations(graph) {
   return out;
 }
 
-/** Check the tree at `root`: the graph's size, its circles and the arrows against the layering. */
+/** The store kinds whose drivers live in storage/. */
+export const DRIVER_NAMES = ['memory', 'sqlite', 'redis', 'postgres'];
+
+const NAME = `['"](?:${DRIVER_NAMES.join('|')})['"]`;
+const BRANCH = new RegExp(
+  `(?:(?:===|!==|==|!=)\\s*${NAME})|(?:${NAME}\\s*(?:===|!==|==|!=))|(?:\\bcase\\s+${NAME}\\s*:)`,
+  'gu',
+);
+
+/**
+ * The branches on a driver's name (`kind === 'redis'`, `case 'sqlite':`) in `text`, comments left
+ * out: each as its line number and the code matched.
+ */
+export function driverBranchesOf(text) {
+  const found = [];
+  const lines = text.replace(/\/\*[\s\S]*?\*\//gu, (comment) => comment.replace(/[^\n]/gu, ' ')).split('\n');
+  for (const [index, line] of lines.entries()) {
+    const code = line.replace(/\/\/.*$/u, '');
+    for (const match of code.matchAll(BRANCH)) found.push({ line: index + 1, code: match[0] });
+  }
+  return found;
+}
+
+/** Every branch on a driver's name in the modules of `root` outside storage/. */
+export function driverBranches(root) {
+  const out = [];
+  for (const file of sourceFiles(root)) {
+    if (file.startsWith('storage/')) continue;
+    for (const branch of driverBranchesOf(readFileSync(join(root, file), 'utf8'))) out.push({ file, ...branch });
+  }
+  return out;
+}
+
+/**
+ * Check the tree at `root`: the graph's size, its circles, the arrows against the layering, and
+ * the branches on a driver's name outside storage/.
+ */
 export function checkImports(root) {
   const graph = importGraph(root);
   let arrows = 0;
   for (const targets of graph.values()) arrows += targets.length;
-  return { modules: graph.size, arrows, cycles: findCycles(graph), violations: layerViolations(graph) };
+  return {
+    modules: graph.size,
+    arrows,
+    cycles: findCycles(graph),
+    violations: layerViolations(graph),
+    driverBranches: driverBranches(root),
+  };
+}
+
+function failures(result) {
+  return result.cycles.length + result.violations.length + result.driverBranches.length;
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -203,10 +250,14 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
     for (const cycle of result.cycles) console.error(`circle: ${cycle.join(' -> ')}`);
     for (const v of result.violations)
       console.error(`against the layering: ${v.from} (${v.fromLayer}) -> ${v.to} (${v.toLayer})`);
-    const verdict = result.cycles.length + result.violations.length === 0 ? 'ok' : 'FAILED';
+    for (const b of result.driverBranches)
+      console.error(
+        `branch on a driver's name outside storage/: ${b.file}:${b.line}: ${b.code} (ask storage/drivers.ts)`,
+      );
+    const verdict = failures(result) === 0 ? 'ok' : 'FAILED';
     console.log(
-      `check-imports: ${verdict}: ${result.modules} modules, ${result.arrows} arrows, ${result.cycles.length} circles, ${result.violations.length} arrows against the layering`,
+      `check-imports: ${verdict}: ${result.modules} modules, ${result.arrows} arrows, ${result.cycles.length} circles, ${result.violations.length} arrows against the layering, ${result.driverBranches.length} branches on a driver's name outside storage/`,
     );
   }
-  if (result.cycles.length + result.violations.length > 0) process.exitCode = 1;
+  if (failures(result) > 0) process.exitCode = 1;
 }

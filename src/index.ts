@@ -161,7 +161,6 @@ export {
   protectKey,
 } from './context/protect.js';
 export { createSession, currentSession, type Session, type SessionOptions, withSession } from './context/session.js';
-export { createMemorySnapshotStorage } from './context/snapshots/memory-snapshot-storage.js';
 export { mergeState } from './context/snapshots/merge-state.js';
 export {
   createRunSnapshots,
@@ -459,6 +458,7 @@ export type {
 } from './storage/ledger-storage.js';
 export { createMemoryStorage } from './storage/memory.js';
 export { createMemoryReceiptSink, type MemoryReceiptSink } from './storage/memory-receipt-sink.js';
+export { createMemorySnapshotStorage } from './storage/memory-snapshots.js';
 export {
   isReceipt,
   RECEIPT_SCHEMA,

@@ -3,18 +3,15 @@
  * and sink. Drivers load lazily, only for the kind of store the config names; nothing connects
  * until its first operation.
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { createMemorySnapshotStorage } from '../context/snapshots/memory-snapshot-storage.js';
+import { readFile } from 'node:fs/promises';
 import { GuardError, ReceiptKeyError } from '../errors.js';
 import { createReceiptWriter, type ReceiptWriter } from '../ledger/receipts/receipt-writer.js';
 import { createReceiptSigner, type ReceiptSigner } from '../ledger/receipts/signers.js';
+import { driverOf, receiptStoresText, type StoreKind, storeDriver, type TargetOf } from '../storage/drivers.js';
 import { createJsonlReceiptSink } from '../storage/jsonl/jsonl-sink.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
-import { createMemoryStorage } from '../storage/memory.js';
 import type { ReceiptSink } from '../storage/receipt-sink.js';
 import type { SnapshotStorage } from '../storage/snapshot-storage.js';
-import { pickDefined } from './defined.js';
 import type { ConfigEnv } from './parse-config.js';
 import type { NodeIssue } from './schema/nodes.js';
 import type { ReceiptsSettings, RunSnapshotsSettings, StoreSettings, ValueSource } from './types.js';
@@ -29,12 +26,19 @@ export function resolveValue(source: ValueSource, env: ConfigEnv): string {
   return value;
 }
 
-/** The node URLs of a Redis Cluster setting: one URL, or several separated by commas. */
-export function clusterUrls(text: string): string[] {
-  return text
-    .split(',')
-    .map((url) => url.trim())
-    .filter((url) => url !== '');
+/**
+ * The target of `store`: its settings, with each secret its driver names (a Redis URL, a
+ * PostgreSQL DSN) read from the config or the environment.
+ */
+export function storeTarget<K extends StoreKind>(
+  store: StoreSettings & { readonly kind: K },
+  env: ConfigEnv,
+): TargetOf<K> {
+  const target: Record<string, unknown> = { ...store };
+  for (const field of storeDriver(store.kind).secretFields) {
+    target[field] = resolveValue((store as unknown as Record<string, ValueSource>)[field] as ValueSource, env);
+  }
+  return target as TargetOf<K>;
 }
 
 /** How a ledger store is opened when its block does not say. */
@@ -62,34 +66,8 @@ export async function openLedgerStorage(
   env: ConfigEnv,
   defaults: OpenStoreDefaults = {},
 ): Promise<LedgerStorage> {
-  switch (store.kind) {
-    case 'memory':
-      return createMemoryStorage();
-    case 'sqlite': {
-      const { createSqliteStorage } = await import('../storage/sqlite.js');
-      return createSqliteStorage(
-        { path: store.path },
-        { ...pickDefined(store, ['tablePrefix', 'synchronous']), ...createSetting(store.create, defaults) },
-      );
-    }
-    case 'redis': {
-      const { createRedisStorage } = await import('../storage/redis.js');
-      const url = resolveValue(store.url, env);
-      return createRedisStorage(store.cluster === true ? { cluster: clusterUrls(url) } : { url }, {
-        ...(store.waitForReplicas === undefined ? {} : { waitForReplicas: store.waitForReplicas }),
-        ...(store.prefix === undefined ? {} : { prefix: store.prefix }),
-        ...(store.allowEviction === undefined ? {} : { allowEviction: store.allowEviction }),
-        ...createSetting(store.create, defaults),
-      });
-    }
-    case 'postgres': {
-      const { createPostgresStorage } = await import('../storage/postgres.js');
-      return createPostgresStorage(
-        { connectionString: resolveValue(store.dsn, env) },
-        { ...pickDefined(store, ['schema', 'tablePrefix']), ...createSetting(store.create, defaults) },
-      );
-    }
-  }
+  const target = storeTarget(store, env);
+  return driverOf(target).open({ ...target, ...createSetting((store as { create?: boolean }).create, defaults) });
 }
 
 function createSetting(create: boolean | undefined, defaults: OpenStoreDefaults): { create?: boolean } {
@@ -99,16 +77,8 @@ function createSetting(create: boolean | undefined, defaults: OpenStoreDefaults)
 }
 
 /** Open the snapshot store of `run_snapshots`. */
-export async function openSnapshotStorage(settings: RunSnapshotsSettings): Promise<SnapshotStorage> {
-  const { store } = settings;
-  if (store.kind === 'memory') return createMemorySnapshotStorage();
-  const { createSqliteSnapshotStorage } = await import('../storage/sqlite.js');
-  // The ledger driver creates its file's directory; the snapshot driver does not (yet).
-  if (store.path !== ':memory:') await mkdir(dirname(store.path), { recursive: true });
-  return createSqliteSnapshotStorage(
-    { path: store.path },
-    store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix },
-  );
+export function openSnapshotStorage(settings: RunSnapshotsSettings): Promise<SnapshotStorage> {
+  return driverOf(settings.store).openSnapshots(settings.store);
 }
 
 /** A receipt signer from the settings, or the finding (with its key path) that refuses the key. */
@@ -145,27 +115,15 @@ export async function openReceiptSink(
   env: ConfigEnv,
 ): Promise<ReceiptSink> {
   if (receipts.path !== undefined) return createJsonlReceiptSink({ path: receipts.path });
-  if (store?.kind === 'sqlite') {
-    const { createSqliteReceiptSink } = await import('../storage/sqlite.js');
-    return createSqliteReceiptSink(
-      { path: store.path },
-      store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix },
-    );
-  }
-  if (store?.kind === 'postgres') {
-    const { createPostgresReceiptSink } = await import('../storage/postgres.js');
-    return createPostgresReceiptSink(
-      { connectionString: resolveValue(store.dsn, env) },
-      {
-        ...(store.schema === undefined ? {} : { schema: store.schema }),
-        ...(store.tablePrefix === undefined ? {} : { tablePrefix: store.tablePrefix }),
-      },
-    );
+  if (store !== undefined) {
+    const target = storeTarget(store, env);
+    const driver = driverOf(target);
+    if (driver.keepsReceipts) return driver.openReceiptSink(target);
   }
   // Parsing refuses this combination; reaching it is a bug, and receipts must never silently vanish.
   throw new GuardError(
     'config_receipts_sink',
-    'Receipts need a `path` unless the action ledger is on SQLite or PostgreSQL',
+    `Receipts need a \`path\` unless the action ledger is on ${receiptStoresText()}`,
   );
 }
 

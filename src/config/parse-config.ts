@@ -4,6 +4,7 @@
  */
 import { type Document, LineCounter, parseDocument } from 'yaml';
 import { InvalidArgumentError, kindOf, optionsOf } from '../invalid-argument.js';
+import { storeDriver } from '../storage/drivers.js';
 import { findDuplicateKeys } from './duplicate-keys.js';
 import { ConfigError, type ConfigIssue } from './errors.js';
 import { formatPath, locate, type PositionTarget } from './locate.js';
@@ -65,8 +66,10 @@ export function envReferences(settings: ConfigSettings): [path: ConfigPathSegmen
   ] as const;
   for (const [section, store] of stores) {
     if (store === undefined || store === 'action_ledger') continue;
-    if (store.kind === 'redis') add(store.url, [section, 'url_env']);
-    if (store.kind === 'postgres') add(store.dsn, [section, 'dsn_env']);
+    // Each secret the store's driver names is written `<field>` or `<field>_env` in the config.
+    for (const field of storeDriver(store.kind).secretFields) {
+      add((store as unknown as Record<string, ValueSource>)[field], [section, `${field}_env`]);
+    }
   }
   add(settings.receipts?.key, ['receipts', 'key_env']);
   return found;

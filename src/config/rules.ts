@@ -4,6 +4,7 @@
  */
 
 import { allowedCapabilities } from '../ledger/tool-capability.js';
+import { receiptStoresText, storeDriver } from '../storage/drivers.js';
 import { isConsequential } from '../storage/envelope.js';
 import { checkBoundedTools } from './bounded-rules.js';
 import { ledgeredTools } from './coverage.js';
@@ -172,11 +173,11 @@ const receiptRules: Rule = (settings, issues) => {
     });
   }
   const kind = settings.actionLedger?.store.kind;
-  if (receipts.path === undefined && kind !== 'sqlite' && kind !== 'postgres') {
+  if (receipts.path === undefined && (kind === undefined || !storeDriver(kind).keepsReceipts)) {
     issues.push({
       path: ['receipts'],
       target: 'key',
-      message: 'Receipts need a `path` (a JSONL file) unless the action ledger is on `sqlite` or `postgres`',
+      message: `Receipts need a \`path\` (a JSONL file) unless the action ledger is on ${receiptStoresText()}`,
     });
   }
   if (settings.profile === 'production' && 'value' in receipts.key) {

@@ -4,6 +4,7 @@
  * `capabilities.durable` (memory, SQLite `:memory:` and a file under the temp directory say false),
  * so no store kind is special-cased here.
  */
+import { describeTarget } from '../storage/drivers.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
 import { ledgeredTasks, ledgeredTools } from './coverage.js';
 import type { NodeIssue } from './schema/nodes.js';
@@ -34,10 +35,6 @@ export function sideEffectingCovered(settings: ConfigSettings, section: LedgerSe
   return settings.taskLedger === undefined || sharedTasks ? undefined : covers('tasks');
 }
 
-function describeStore(store: StoreSettings): string {
-  return store.kind === 'sqlite' ? `sqlite \`${store.path}\`` : `\`${store.kind}\``;
-}
-
 /**
  * The issue that refuses `storage` (opened from `store` of `section`) under the production profile
  * when its records do not outlive the process and its ledger covers a side-effecting tool or task.
@@ -54,6 +51,6 @@ export function nonDurableStoreIssue(
   return {
     path: [section, 'storage'],
     target: 'value',
-    message: `The production profile refuses a store whose records do not outlive the process for side-effecting ${covered}: ${describeStore(store)} is not durable; use a SQLite file outside the temp directory, \`redis\` or \`postgres\``,
+    message: `The production profile refuses a store whose records do not outlive the process for side-effecting ${covered}: \`${describeTarget(store)}\` is not durable; use a SQLite file outside the temp directory, \`redis\` or \`postgres\``,
   };
 }

@@ -43,7 +43,10 @@ describe('production profile: stores that cannot outlive the process', () => {
     const error = await refusal(yaml(...header, '  storage: sqlite', "  path: ':memory:'", ...refund));
 
     expect(error.issues).toEqual([
-      expect.objectContaining({ path: 'action_ledger.storage', message: expect.stringMatching(/sqlite `:memory:`/) }),
+      expect.objectContaining({
+        path: 'action_ledger.storage',
+        message: expect.stringMatching(/`sqlite :memory:` is not durable/),
+      }),
     ]);
   });
 

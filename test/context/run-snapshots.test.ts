@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemorySnapshotStorage } from '../../src/context/snapshots/memory-snapshot-storage.js';
 import { mergeState } from '../../src/context/snapshots/merge-state.js';
+import { createMemorySnapshotStorage } from '../../src/storage/memory-snapshots.js';
 import { describeSnapshotRuns } from './snapshot-suite.js';
 
 describeSnapshotRuns('memory', async () => createMemorySnapshotStorage());

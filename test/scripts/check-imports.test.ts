@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkImports, layerOf, specifiersOf } from '../../scripts/check-imports.mjs';
+import { checkImports, driverBranchesOf, layerOf, specifiersOf } from '../../scripts/check-imports.mjs';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'import-graph');
 const SCRIPT = join(import.meta.dirname, '..', '..', 'scripts', 'check-imports.mjs');
@@ -37,10 +37,27 @@ describe('scripts/check-imports.mjs', () => {
     expect(run(join(FIXTURES, 'layering')).status).toBe(1);
   });
 
+  it("finds a branch on a store driver's name outside storage/, not in comments or in storage/", () => {
+    const result = checkImports(join(FIXTURES, 'driver-branch'));
+
+    expect(result.driverBranches).toEqual([
+      { file: 'config/open.ts', line: 4, code: "=== 'redis'" },
+      { file: 'config/open.ts', line: 6, code: "case 'sqlite':" },
+    ]);
+    const cli = run(join(FIXTURES, 'driver-branch'));
+    expect(cli.status).toBe(1);
+    expect(cli.output).toContain("branch on a driver's name outside storage/: config/open.ts:4");
+    expect(driverBranchesOf("if ('postgres' !== kind) {}\n/* case 'memory': */")).toEqual([
+      { line: 1, code: "'postgres' !==" },
+    ]);
+  });
+
   it('passes on src/', () => {
     const cli = run(join(import.meta.dirname, '..', '..', 'src'));
 
-    expect(cli.output).toMatch(/check-imports: ok: \d+ modules, \d+ arrows, 0 circles, 0 arrows against the layering/);
+    expect(cli.output).toMatch(
+      /check-imports: ok: \d+ modules, \d+ arrows, 0 circles, 0 arrows against the layering, 0 branches on a driver's name outside storage\//,
+    );
     expect(cli.status).toBe(0);
   });
 
@@ -68,6 +85,8 @@ describe('scripts/check-imports.mjs', () => {
     expect(layerOf('storage/ledger-storage.ts')).toBe('storage');
     expect(layerOf('storage/sqlite/receipts.ts')).toBe('drivers');
     expect(layerOf('storage/redis.ts')).toBe('drivers');
+    expect(layerOf('storage/drivers.ts')).toBe('drivers');
+    expect(layerOf('peer-dependency.ts')).toBe('errors');
     expect(layerOf('ledger/create-ledger.ts')).toBe('policy');
     expect(layerOf('index.ts')).toBe('root');
   });

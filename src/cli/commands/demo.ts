@@ -16,7 +16,11 @@ export function parseDemoArgs(args: readonly string[]): DemoOptions {
       const url = args[i + 1];
       if (url === undefined || url.startsWith('--')) throw new UsageError(`\`${arg}\` needs a URL`);
       if (backend !== undefined) throw new UsageError('Choose one of `--redis` and `--postgres`');
-      backend = arg === '--redis' ? { kind: 'redis', url } : { kind: 'postgres', url };
+      // The demo's own prefix, so its records stay apart from any ledger on the same server.
+      backend =
+        arg === '--redis'
+          ? { kind: 'redis', url, prefix: 'hyphae-demo:' }
+          : { kind: 'postgres', dsn: url, tablePrefix: 'hyphae_demo_' };
       i++;
     } else {
       throw new UsageError(`Unknown option \`${arg}\` for \`hyphae demo\``);

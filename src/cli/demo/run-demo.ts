@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GuardError } from '../../errors.js';
 import { createLedger } from '../../ledger/create-ledger.js';
+import { redactedUrl, storeFacts } from '../../storage/drivers.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { describeError } from '../lib/describe-error.js';
 import type { Output } from '../output.js';
@@ -41,16 +42,12 @@ export interface DemoOptions {
   /** Keep the temp folder (and print where it is). */
   readonly keep?: boolean;
   /** A shared Redis or PostgreSQL ledger instead of the embedded SQLite one. */
-  readonly backend?: Exclude<DemoBackend, { kind: 'sqlite' }>;
+  readonly backend?: Exclude<DemoBackend, { kind: 'sqlite' | 'memory' }>;
 }
 
 /** The demo's store could not be opened (a missing driver, a refused connection): nothing ran. */
 export class DemoStoreError extends Error {
   override readonly name = 'DemoStoreError';
-}
-
-function describeBackend(backend: DemoBackend): string {
-  return backend.kind === 'sqlite' ? `SQLite ${backend.path}` : `${backend.kind} ${backend.url}`;
 }
 
 /**
@@ -104,8 +101,9 @@ export async function runDemo(out: Output, options: DemoOptions = {}): Promise<b
       leaseTtlMs: 800,
       ledger,
     };
-    out.line(out.bold(`hyphae demo — the transition ledger on ${backend.kind === 'sqlite' ? 'SQLite' : backend.kind}`));
-    out.line(out.dim(`ledger: ${describeBackend(backend)}`));
+    const facts = storeFacts(backend);
+    out.line(out.bold(`hyphae demo — the transition ledger on ${facts.title}`));
+    out.line(out.dim(`ledger: ${facts.describe}${facts.server ? ` at ${redactedUrl(backend)}` : ''}`));
     try {
       for (const [index, step] of steps.entries()) {
         out.line();

@@ -13,11 +13,13 @@ import {
   openReceiptSigner,
   openReceiptSink,
   openSnapshotStorage,
+  storeTarget,
 } from '../../config/open-stores.js';
 import { analyzeConfig, type ConfigEnv, envReferences } from '../../config/parse-config.js';
 import { type LedgerSection, nonDurableStoreIssue, sideEffectingCovered } from '../../config/store-durability.js';
 import type { ConfigSettings, StoreSettings } from '../../config/types.js';
-import { GuardError, LedgerMissingError } from '../../errors.js';
+import { LedgerMissingError, MissingPeerDependencyError } from '../../errors.js';
+import { driverOf, storeFacts } from '../../storage/drivers.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { ReceiptSink } from '../../storage/receipt-sink.js';
 import { runDeepChecks } from './doctor-deep.js';
@@ -68,19 +70,20 @@ async function exists(path: string): Promise<boolean> {
  * hazards, refuse what the profile refuses, and close it.
  */
 
-/** A SQLite store's settings. */
-type SqliteStore = Extract<StoreSettings, { readonly kind: 'sqlite' }>;
-
 /**
- * Load the SQLite driver on an in-memory database with the store's settings, so a missing driver
- * is found before the file exists (the first real operation would be refused for it).
+ * Load the store's driver on a scratch store with its settings (SQLite in memory), so a missing
+ * driver is found before the file exists (the first real operation would be refused for it).
  *
  * @returns the error that stopped it, or undefined when the driver loads.
  */
-async function sqliteDriverError(store: SqliteStore, env: ConfigEnv, timeoutMs: number): Promise<unknown> {
+async function driverError(store: StoreSettings, env: ConfigEnv, timeoutMs: number): Promise<unknown> {
   let storage: (Closable & { ensureSchema?: () => Promise<void> }) | undefined;
   try {
-    storage = await openLedgerStorage({ ...store, path: ':memory:' }, env);
+    const target = storeTarget(store, env);
+    const driver = driverOf(target);
+    const scratch = driver.scratch(target);
+    if (scratch === undefined) return undefined;
+    storage = await driver.open(scratch);
     await withTimeout(storage.ensureSchema?.() ?? Promise.resolve(), timeoutMs);
     return undefined;
   } catch (error) {
@@ -90,24 +93,26 @@ async function sqliteDriverError(store: SqliteStore, env: ConfigEnv, timeoutMs: 
   }
 }
 
-/** The item of a SQLite file that does not exist yet: it can be created, and the driver loads. */
-async function notCreatedYet(name: string, store: SqliteStore, env: ConfigEnv, timeoutMs: number): Promise<DoctorItem> {
-  if (!(await creatable(store.path))) {
-    return {
-      name,
-      ok: false,
-      detail: `sqlite ${store.path} cannot be created`,
-      fix: `make \`${dirname(store.path)}\` writable`,
-    };
+/** The item of a store file that does not exist yet: it can be created, and the driver loads. */
+async function notCreatedYet(
+  name: string,
+  store: StoreSettings,
+  file: string,
+  env: ConfigEnv,
+  timeoutMs: number,
+): Promise<DoctorItem> {
+  const described = describeStore(store);
+  if (!(await creatable(file))) {
+    return { name, ok: false, detail: `${described} cannot be created`, fix: `make \`${dirname(file)}\` writable` };
   }
-  const error = await sqliteDriverError(store, env, timeoutMs);
+  const error = await driverError(store, env, timeoutMs);
   if (error === undefined)
-    return { name, ok: true, detail: `sqlite ${store.path} does not exist yet; it is created on first use` };
-  const missing = error instanceof GuardError && error.code === 'missing_peer_dependency';
+    return { name, ok: true, detail: `${described} does not exist yet; it is created on first use` };
+  const missing = error instanceof MissingPeerDependencyError;
   return {
     name,
     ok: false,
-    detail: `sqlite ${store.path} does not exist yet, and the SQLite driver does not load: ${message(error)}`,
+    detail: `${described} does not exist yet, and the ${storeFacts(store).title} driver does not load: ${message(error)}`,
     fix: missing
       ? `run ${/`npm install [^`]+`/.exec(message(error))?.[0] ?? 'the install command above'}`
       : storeFix(store, error),
@@ -143,11 +148,12 @@ async function checkLedgerStore(
       const fix = 'use `sqlite` with a path outside the temp directory, `redis` or `postgres`';
       return { name, ok: false, detail: transient.message, fix };
     }
-    if (store.kind === 'memory')
-      return { name, ok: true, detail: 'memory (nothing to connect to; lost with the process)' };
-    const initialisedOnUse = (store.create ?? createDefault(settings).create) !== false;
-    if (store.kind === 'sqlite' && store.path !== ':memory:' && !(await exists(store.path))) {
-      return initialisedOnUse ? notCreatedYet(name, store, env, timeoutMs) : noLedgerYet(name, store);
+    const facts = storeFacts(store);
+    if (facts.inProcess)
+      return { name, ok: true, detail: `${facts.describe} (nothing to connect to; lost with the process)` };
+    const initialisedOnUse = ((store as { create?: boolean }).create ?? createDefault(settings).create) !== false;
+    if (facts.file !== undefined && !(await exists(facts.file))) {
+      return initialisedOnUse ? notCreatedYet(name, store, facts.file, env, timeoutMs) : noLedgerYet(name, store);
     }
     let empty = false;
     try {
@@ -167,11 +173,11 @@ async function checkLedgerStore(
       initialisedOnUse,
     );
     const { notes, refusal } = findings;
+    // A store with a schema says it read the schema's version; one without (Redis) that it connected.
+    const schema = typeof open.ensureSchema === 'function';
     const base = findings.empty
-      ? `${describeStore(store)}: ${store.kind === 'redis' ? 'connected; ' : ''}holds no ledger yet (it is initialised on first use)`
-      : store.kind === 'redis'
-        ? `${describeStore(store)}: connected`
-        : `${describeStore(store)}: schema version readable`;
+      ? `${facts.describe}: ${schema ? '' : 'connected; '}holds no ledger yet (it is initialised on first use)`
+      : `${facts.describe}: ${schema ? 'schema version readable' : 'connected'}`;
     if (refusal !== undefined) return { name, ok: false, detail: `${base}\n${refusal}`, fix: hazardFix(store) };
     const short = await replicaShortfall(open, store, timeoutMs);
     if (short?.refusal !== undefined) {
@@ -193,15 +199,18 @@ async function checkSnapshots(settings: ConfigSettings, timeoutMs: number): Prom
   if (snapshots === undefined) return undefined;
   const name = 'run snapshots';
   const store = snapshots.store;
-  if (store.kind === 'memory') return { name, ok: true, detail: 'memory (lost with the process)' };
-  if (store.path !== ':memory:' && !(await exists(store.path))) return notCreatedYet(name, store, {}, timeoutMs);
+  const facts = storeFacts(store);
+  if (facts.inProcess) return { name, ok: true, detail: `${facts.describe} (lost with the process)` };
+  if (facts.file !== undefined && !(await exists(facts.file))) {
+    return notCreatedYet(name, store, facts.file, {}, timeoutMs);
+  }
   let storage: (Closable & { ensureSchema?: () => Promise<void> }) | undefined;
   try {
     storage = await openSnapshotStorage(snapshots);
     await withTimeout(storage.ensureSchema?.() ?? Promise.resolve(), timeoutMs);
-    return { name, ok: true, detail: `sqlite ${store.path}: schema version readable` };
+    return { name, ok: true, detail: `${facts.describe}: schema version readable` };
   } catch (error) {
-    return { name, ok: false, detail: `sqlite ${store.path}: ${message(error)}`, fix: storeFix(store, error) };
+    return { name, ok: false, detail: `${facts.describe}: ${message(error)}`, fix: storeFix(store, error) };
   } finally {
     await storage?.close().catch(() => undefined);
   }
@@ -222,7 +231,8 @@ async function checkReceipts(settings: ConfigSettings, env: ConfigEnv, timeoutMs
     items.push({ name: 'receipt key', ok: true, detail: `${receipts.algorithm} key \`${receipts.keyId}\` is usable` });
   }
   const store = settings.actionLedger?.store;
-  const file = receipts.path ?? (store?.kind === 'sqlite' ? store.path : undefined);
+  // Receipts kept beside the ledger live in its file, when it is one.
+  const file = receipts.path ?? (store === undefined ? undefined : storeFacts(store).file);
   if (file !== undefined && file !== ':memory:' && !(await exists(file))) {
     const ok = await creatable(file);
     items.push({

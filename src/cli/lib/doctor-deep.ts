@@ -7,14 +7,19 @@
  */
 import { stat } from 'node:fs/promises';
 import type { ConfigSettings } from '../../config/types.js';
+import { type Described, type StoreTarget, storeFacts } from '../../storage/drivers.js';
 import { openSqliteFile } from '../../storage/sqlite/open-file.js';
 import type { DoctorItem } from './doctor-item.js';
 
-/** The SQLite files a config names (ledgers and snapshots; receipts live in the ledger's file), each once. */
+/**
+ * The store files a config names (ledgers and snapshots; receipts live in the ledger's file), each
+ * once: every store that is a file is a SQLite database.
+ */
 function sqliteFiles(settings: ConfigSettings): string[] {
   const files = new Set<string>();
-  const add = (store: { readonly kind: string; readonly path?: string } | undefined): void => {
-    if (store?.kind === 'sqlite' && store.path !== undefined && store.path !== ':memory:') files.add(store.path);
+  const add = (store: Described<StoreTarget> | undefined): void => {
+    const file = store === undefined ? undefined : storeFacts(store).file;
+    if (file !== undefined) files.add(file);
   };
   add(settings.actionLedger?.store);
   const task = settings.taskLedger?.store;

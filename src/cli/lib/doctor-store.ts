@@ -2,8 +2,9 @@
  * The store checks of `hyphae doctor`: what a store says of itself (ledger id, hazards), the
  * replicas `wait_for_replicas` needs, and the fix of each failure.
  */
-import type { StoreSettings } from '../../config/types.js';
+import type { RunSnapshotsSettings, StoreSettings } from '../../config/types.js';
 import { GuardError, LedgerMissingError } from '../../errors.js';
+import { describeTarget, storeFacts } from '../../storage/drivers.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { RedisStorage } from '../../storage/redis.js';
 
@@ -30,24 +31,12 @@ export function storeFix(store: StoreSettings, error: unknown): string {
       ? 'upgrade hyphae: the store was written by a newer version'
       : 'restore the store from a backup; never point hyphae at a damaged store';
   }
-  switch (store.kind) {
-    case 'sqlite':
-      return `check that \`${store.path}\` is a hyphae SQLite database and readable, and that better-sqlite3 is installed`;
-    case 'redis':
-      return store.cluster === true
-        ? 'check the Redis Cluster node URLs, that the cluster is up (`redis-cli --cluster check`), and that the `redis` package is installed'
-        : 'check the Redis URL, that the server is running, and that the `redis` package is installed';
-    case 'postgres':
-      return 'check the connection string, that the server is running and the role may create tables, and that `pg` is installed';
-    default:
-      return 'check the store settings';
-  }
+  return storeFacts(store).fix;
 }
 
 /** The store as a check names it. */
-export function describeStore(store: StoreSettings): string {
-  if (store.kind === 'sqlite') return `sqlite ${store.path}`;
-  return store.kind === 'redis' && store.cluster === true ? 'redis cluster' : store.kind;
+export function describeStore(store: StoreSettings | RunSnapshotsSettings['store']): string {
+  return describeTarget(store);
 }
 
 /** What the store says of itself: its ledger id, and each hazard (an evicting Redis policy). */
@@ -87,10 +76,11 @@ export async function replicaShortfall(
   store: StoreSettings,
   timeoutMs: number,
 ): Promise<{ readonly note: string; readonly refusal?: string } | undefined> {
-  if (store.kind !== 'redis' || store.waitForReplicas === undefined) return undefined;
+  const asked = (store as { readonly waitForReplicas?: { readonly replicas: number } }).waitForReplicas;
+  if (asked === undefined) return undefined;
   const counted = storage as Partial<Pick<RedisStorage, 'replicas'>>;
   if (typeof counted.replicas !== 'function') return undefined;
-  const wanted = store.waitForReplicas.replicas;
+  const wanted = asked.replicas;
   const masters = await withTimeout(counted.replicas(), timeoutMs);
   const listed = masters.map((master) => `${master.node}: ${master.replicas}`).join(', ');
   const note = `replicas connected per master (${listed}); \`wait_for_replicas\` asks ${wanted}`;
@@ -104,7 +94,5 @@ export async function replicaShortfall(
 
 /** The fix of a store hazard the ledger refuses. */
 export function hazardFix(store: StoreSettings): string {
-  return store.kind === 'redis'
-    ? 'run the server with `maxmemory-policy noeviction` (redis.conf, or `CONFIG SET`), or accept the risk with `allow_eviction: true`'
-    : 'check the store settings';
+  return storeFacts(store).hazardFix;
 }

@@ -138,36 +138,35 @@ type RawStore =
       readonly create?: boolean;
     };
 
+/** How each kind's checked block becomes its store settings: YAML names to settings, secrets as sources. */
+const FROM_BLOCK: { readonly [K in RawStore['storage']]: (raw: Extract<RawStore, { storage: K }>) => StoreSettings } = {
+  memory: () => ({ kind: 'memory' }),
+  sqlite: (raw) => ({
+    kind: 'sqlite',
+    path: raw.path,
+    ...defined({ tablePrefix: raw.table_prefix, synchronous: raw.synchronous, create: raw.create }),
+  }),
+  redis: (raw) => ({
+    kind: 'redis',
+    url: source(raw.url, raw.url_env),
+    ...(raw.cluster === true ? { cluster: true } : {}),
+    ...defined({
+      waitForReplicas: raw.wait_for_replicas,
+      prefix: raw.prefix,
+      allowEviction: raw.allow_eviction,
+      create: raw.create,
+    }),
+  }),
+  postgres: (raw) => ({
+    kind: 'postgres',
+    dsn: source(raw.dsn, raw.dsn_env),
+    ...defined({ schema: raw.schema, tablePrefix: raw.table_prefix, create: raw.create }),
+  }),
+};
+
 /** The store settings of a checked store block. */
 function toStore(raw: RawStore): StoreSettings {
-  switch (raw.storage) {
-    case 'memory':
-      return { kind: 'memory' };
-    case 'sqlite':
-      return {
-        kind: 'sqlite',
-        path: raw.path,
-        ...defined({ tablePrefix: raw.table_prefix, synchronous: raw.synchronous, create: raw.create }),
-      };
-    case 'redis':
-      return {
-        kind: 'redis',
-        url: source(raw.url, raw.url_env),
-        ...(raw.cluster === true ? { cluster: true } : {}),
-        ...defined({
-          waitForReplicas: raw.wait_for_replicas,
-          prefix: raw.prefix,
-          allowEviction: raw.allow_eviction,
-          create: raw.create,
-        }),
-      };
-    case 'postgres':
-      return {
-        kind: 'postgres',
-        dsn: source(raw.dsn, raw.dsn_env),
-        ...defined({ schema: raw.schema, tablePrefix: raw.table_prefix, create: raw.create }),
-      };
-  }
+  return (FROM_BLOCK[raw.storage] as (block: RawStore) => StoreSettings)(raw);
 }
 
 /** `action_ledger`: where ledgered tool calls are recorded, and which tools are ledgered. */
@@ -228,8 +227,8 @@ export function runSnapshotsNode(): Node<RunSnapshotsSettings> {
   );
   return map(node, (raw) => ({
     store:
-      raw.storage === 'memory'
-        ? { kind: 'memory' }
-        : { kind: 'sqlite', path: raw.path, ...defined({ tablePrefix: raw.table_prefix }) },
+      'path' in raw
+        ? { kind: 'sqlite', path: raw.path, ...defined({ tablePrefix: raw.table_prefix }) }
+        : { kind: 'memory' },
   }));
 }

@@ -2,8 +2,12 @@
  * In-memory snapshot storage: for tests and single-process development; lost with the process.
  */
 
-import type { RunSnapshot, SnapshotInput, SnapshotStorage } from '../../storage/snapshot-storage.js';
-import { SnapshotStorageError } from '../errors.js';
+import {
+  type RunSnapshot,
+  type SnapshotInput,
+  type SnapshotStorage,
+  SnapshotStorageError,
+} from './snapshot-storage.js';
 
 /**
  * Create an in-memory {@link SnapshotStorage}. Snapshots are copied in and out, so no caller can
