@@ -17,16 +17,17 @@ import { fileURLToPath } from 'node:url';
  * Which layer a module belongs to, by its path under src/ (first match wins). The order of the
  * layers, lowest first, follows DESIGN.md:
  *
- *   cli ──► config ──► policy: ledger · fuses · boundary · context ──► core, errors
- *              └─────► drivers: sqlite · redis · postgres ──► storage interface ──► core
+ *   cli ──► config ──► policy: ledger · fuses · boundary · context ──► storage interface ──► errors ──► records ──► core
+ *              └─────► drivers: sqlite · redis · postgres · the driver registry ──► storage interface
  *   adapters ─────────► policy                     harness ──► policy
  *
- * `records` is the vocabulary every layer shares: the transition record, its envelope unions and the decision it carries,
- * which sit next to the storage interface and which the errors carry.
+ * `records` (src/records/) is the vocabulary every layer shares: the transition record, its
+ * envelope (classes and their properties, boundaries, outcomes, gates) and the decision it
+ * carries. It imports only core; the errors carry records, so errors sit above it.
  */
 export const LAYERS = [
   ['core', /^core\//],
-  ['records', /^storage\/(transition-record|envelope|decision)\.ts$/],
+  ['records', /^records\//],
   ['errors', /^(errors|invalid-argument|option-checks|peer-dependency)\.ts$/],
   ['drivers', /^storage\/(sqlite|redis|postgres|drivers)(\/|\.ts$|-)/],
   ['storage', /^storage\//],

@@ -5,7 +5,7 @@
  * written for the model rather than for the operator.
  */
 import { GuardError, type GuardErrorOptions } from './core/guard-error.js';
-import type { TransitionRecord } from './storage/transition-record.js';
+import type { TransitionRecord } from './records/transition-record.js';
 
 export { CanonicalJsonError, GuardError, type GuardErrorOptions } from './core/guard-error.js';
 

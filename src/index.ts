@@ -427,7 +427,7 @@ export {
   CheckVerdict,
   type DecisionVerdict,
   type TransitionDecision,
-} from './storage/decision.js';
+} from './records/decision.js';
 export {
   Boundary,
   CLASS_DEFAULTS,
@@ -441,7 +441,15 @@ export {
   SIDE_EFFECT_CLASS_ALIASES,
   SideEffectClass,
   Spendability,
-} from './storage/envelope.js';
+} from './records/envelope.js';
+export type {
+  LedgerScope,
+  OperatorResolution,
+  RecordedError,
+  RecordKind,
+  TransitionRecord,
+  WorkerDeathSignal,
+} from './records/transition-record.js';
 export {
   createJsonlReceiptSink,
   type JsonlReceiptSink,
@@ -479,11 +487,3 @@ export {
   type SnapshotInput,
   type SnapshotStorage,
 } from './storage/snapshot-storage.js';
-export type {
-  LedgerScope,
-  OperatorResolution,
-  RecordedError,
-  RecordKind,
-  TransitionRecord,
-  WorkerDeathSignal,
-} from './storage/transition-record.js';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type RunningDashboard, startDashboard } from '../../src/dashboard/start-dashboard.js';
 import { createLedger } from '../../src/index.js';
-import type { Outcome } from '../../src/storage/envelope.js';
+import type { Outcome } from '../../src/records/envelope.js';
 import type { LedgerStorage, ListQuery } from '../../src/storage/ledger-storage.js';
 import { createPostgresStorage } from '../../src/storage/postgres.js';
 import { createRedisStorage } from '../../src/storage/redis.js';

@@ -11,8 +11,8 @@
  * Writes bench/results/first-call-parts.{json,md}; bench/aggregate.ts gathers them into bench/RESULTS.md.
  */
 import type { LedgerStorage } from '../../src/index.js';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import { createdResult, decodeRecord, encodeRecord } from '../../src/storage/record-codec.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';

@@ -6,7 +6,7 @@ import { GuardError } from '../errors.js';
 import { optionsOf } from '../invalid-argument.js';
 import { resolveSideEffectClass } from '../ledger/resolve-side-effect-class.js';
 import type { CallOptions } from '../ledger/types.js';
-import { isRerunnable, type SideEffectClass } from '../storage/envelope.js';
+import { isRerunnable, type SideEffectClass } from '../records/envelope.js';
 import { type CompiledSchema, compileSchema, type SchemaOutput, type ToolSchema } from './compile-schema.js';
 import { SchemaDefinitionError, ToolDefinitionError } from './errors.js';
 import type { JsonSchemaObject } from './field-spec.js';

@@ -2,7 +2,7 @@
  * The guards of one tool behind the MCP proxy (its class, scopes, schema, paths, secrets, approval
  * and cost): one shape for the `mcp.tools` section of `hyphae.yaml` and for the MCP guards.
  */
-import type { SideEffectClass } from '../storage/envelope.js';
+import type { SideEffectClass } from '../records/envelope.js';
 
 /** What a credential in a call's arguments or result does. */
 export type McpSecretsAction = 'refuse' | 'redact' | 'off';

@@ -5,7 +5,7 @@
 import { GuardError } from '../errors.js';
 import { InvalidArgumentError, stringArgument } from '../invalid-argument.js';
 import type { CallOptions } from '../ledger/types.js';
-import { isRerunnable } from '../storage/envelope.js';
+import { isRerunnable } from '../records/envelope.js';
 import { type BoundedTool, type CheckedArgs, isBoundedTool } from './bounded.js';
 import type { ToolCallRequest } from './chat.js';
 import { ToolBoundaryError, ToolBoundaryExhaustedError, ToolDefinitionError } from './errors.js';

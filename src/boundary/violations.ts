@@ -2,7 +2,7 @@
  * Builders of {@link ToolBoundaryError}: one per kind of violation, each with an operator message,
  * an `llmMessage` that tells the model whether the call ran and what to change, and a hint.
  */
-import { isRerunnable, type SideEffectClass } from '../storage/envelope.js';
+import { isRerunnable, type SideEffectClass } from '../records/envelope.js';
 import { ToolBoundaryError, type ToolBoundaryViolation } from './errors.js';
 import { describeField, describeValue, toJsonPointer, type ValidationIssue } from './issues.js';
 

@@ -4,8 +4,8 @@
  */
 
 import { allowedCapabilities } from '../ledger/tool-capability.js';
+import { isConsequential } from '../records/envelope.js';
 import { receiptStoresText, storeDriver } from '../storage/drivers.js';
-import { isConsequential } from '../storage/envelope.js';
 import { checkBoundedTools } from './bounded-rules.js';
 import { ledgeredTools } from './coverage.js';
 import type { NodeIssue } from './schema/nodes.js';

@@ -11,7 +11,7 @@ import type { PermissionFuseOptions } from '../fuses/permission.js';
 import type { ToolCapability } from '../ledger/tool-capability.js';
 import type { ArgsDriftPolicy, ToolBoundary, ToolIdentity } from '../ledger/types.js';
 import type { DeathSignalPolicy } from '../ledger/worker-death.js';
-import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
+import type { RetryPermission, SideEffectClass, Spendability } from '../records/envelope.js';
 
 /** `production` turns on the rules that refuse unsafe stores and implicit identities. */
 export type ConfigProfile = 'development' | 'production';

@@ -15,7 +15,7 @@ import type { FuseRun } from '../fuses/run-box.js';
 import { FuseCode } from '../fuses/verdict.js';
 import { errorDenial, fuseDenial, refusedBody } from '../ledger/denial-verdicts.js';
 import type { CallOptions, Ledger, Reconciler, ReconcilerObject, ToolSpec } from '../ledger/types.js';
-import type { DecisionVerdict } from '../storage/decision.js';
+import type { DecisionVerdict } from '../records/decision.js';
 import { boundedOptions } from './bounded-rules.js';
 import { pickDefined } from './defined.js';
 import type { ToolSettings } from './types.js';

@@ -11,7 +11,7 @@ import { GuardError } from '../errors.js';
 import { InvalidArgumentError } from '../invalid-argument.js';
 import { actWhereHeld, refusedRecord } from '../ledger/operator/across-ledgers.js';
 import { checkMarkDead, checkRelease } from '../ledger/operator/input.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { NamedLedger } from './queries.js';
 
 const ACTION_KINDS = ['release_completed', 'release_not_executed', 'mark_dead'] as const;

@@ -13,7 +13,7 @@ import {
   heartbeatAgeMs,
   requiresDeathSignal,
 } from '../ledger/worker-death.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import { ActionKind, type ActionRequest, runAction } from './actions.js';
 import { type ListFilter, listPage, type NamedLedger, type QueryLimits } from './queries.js';
 

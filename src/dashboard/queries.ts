@@ -21,8 +21,8 @@ import {
   storedOutcomes,
 } from '../ledger/operator/read-model.js';
 import type { Ledger } from '../ledger/types.js';
+import type { RecordKind, TransitionRecord } from '../records/transition-record.js';
 import type { ListQuery } from '../storage/ledger-storage.js';
-import type { RecordKind, TransitionRecord } from '../storage/transition-record.js';
 
 /** A ledger of the config, under the name the dashboard shows (`action`, `task`). */
 export interface NamedLedger {

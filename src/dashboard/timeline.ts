@@ -9,9 +9,9 @@
  */
 import { decisionDigest } from '../ledger/decision.js';
 import { shownOutcome } from '../ledger/operator/read-model.js';
-import type { DecisionVerdict } from '../storage/decision.js';
+import type { DecisionVerdict } from '../records/decision.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { Receipt } from '../storage/receipt.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
 
 /** One entry of the timeline. */
 export interface TimelineEntry {

@@ -17,9 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalJson } from '../core/canonical-json.js';
 import type { Clock } from '../core/clock.js';
 import { GuardError, LedgerFencedError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../errors.js';
-import { advanceBoundary, type Boundary } from '../storage/envelope.js';
+import { advanceBoundary, type Boundary } from '../records/envelope.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
 import { announceChange } from './transition-watch.js';
 
 /**

@@ -3,7 +3,7 @@
  * out may still be running (a wrapper raced it against a signal and gave up on it), so its
  * rejection says nothing about the effect.
  */
-import type { Boundary, Outcome, Spendability } from '../storage/envelope.js';
+import type { Boundary, Outcome, Spendability } from '../records/envelope.js';
 
 /** Error names (and name endings) of aborts and timeouts: DOM, Node, fetch and SDK clients. */
 const AMBIGUOUS_NAME = /(?:Abort|Timeout)Error$/;

@@ -3,7 +3,7 @@
  * without any id is said once through the logger, or refused.
  */
 import { GuardError, InvalidOptionError } from '../errors.js';
-import { isConsequential } from '../storage/envelope.js';
+import { isConsequential } from '../records/envelope.js';
 import type { ResolvedSpec, RunContext } from './prepare-call.js';
 import type { CallOptions, LedgerLogger } from './types.js';
 

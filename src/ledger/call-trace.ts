@@ -5,7 +5,7 @@
  * the claim path pays one `undefined` check per step.
  */
 import type { Clock } from '../core/clock.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { PreparedCall } from './prepare-call.js';
 import type { GateDecision } from './resolve-gate.js';
 import { toRecordedError } from './stored-result.js';

@@ -3,7 +3,7 @@
  * anything is claimed, and the ledger's own verdict that closes every decision.
  */
 import { InvalidOptionError, LedgerError } from '../errors.js';
-import { CheckVerdict, type DecisionVerdict, type TransitionDecision } from '../storage/decision.js';
+import { CheckVerdict, type DecisionVerdict, type TransitionDecision } from '../records/decision.js';
 import { composeDecision } from './decision.js';
 
 /** A call whose caller's checks denied it: nothing was claimed and the body did not run. */

@@ -2,7 +2,7 @@
  * The executor's context and the records a claim writes: a fresh claim and a takeover.
  */
 import type { Clock } from '../core/clock.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import { asStorageError } from './active-claim.js';
 import { claimDecision } from './caller-verdicts.js';
 import type { ExecutorContext } from './executor-context.js';

@@ -15,8 +15,8 @@ import {
   MAX_DECISION_VERDICTS,
   MAX_REASON_LENGTH,
   type TransitionDecision,
-} from '../storage/decision.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+} from '../records/decision.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 
 /**
  * Where a record's effect is in the protocol:

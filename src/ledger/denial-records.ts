@@ -21,8 +21,8 @@
  */
 import { canonicalJson } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/fingerprint.js';
-import type { TransitionDecision } from '../storage/decision.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { TransitionDecision } from '../records/decision.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import { LedgerDecisionDeniedError } from './caller-verdicts.js';
 import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';

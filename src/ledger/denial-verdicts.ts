@@ -5,7 +5,7 @@
  */
 import { GuardError } from '../errors.js';
 import type { FuseRefusal } from '../fuses/verdict.js';
-import type { DecisionVerdict } from '../storage/decision.js';
+import type { DecisionVerdict } from '../records/decision.js';
 
 /** The denying verdict of a fuse refusal: the fuse and its code. */
 export function fuseDenial(verdict: FuseRefusal): DecisionVerdict {

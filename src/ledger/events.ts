@@ -2,9 +2,9 @@
  * What a ledger reports as it works: the records and receipts it wrote (`onEvent`) and each call's
  * course through the claim path (`onCallEvent`).
  */
-import type { Gate, SideEffectClass } from '../storage/envelope.js';
+import type { Gate, SideEffectClass } from '../records/envelope.js';
+import type { RecordedError, TransitionRecord } from '../records/transition-record.js';
 import type { Receipt } from '../storage/receipt.js';
-import type { RecordedError, TransitionRecord } from '../storage/transition-record.js';
 
 /**
  * What the ledger reports through `onEvent`, in order:

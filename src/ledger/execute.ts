@@ -9,8 +9,8 @@ import {
   LedgerStorageCorruptError,
   LedgerWorkerAliveError,
 } from '../errors.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
 import { asStorageError } from './active-claim.js';
 import type { CallTrace } from './call-trace.js';
 import { type Body, freshRecord, leaseTtlOf, takeoverRecord, tryTakeover } from './claim-records.js';

@@ -19,8 +19,8 @@ import { InvalidArgumentError } from '../core/guard-error.js';
 import type { JsonValue } from '../core/json.js';
 import { GuardError } from '../errors.js';
 import { readOptions, recordArgument, stringArgument } from '../invalid-argument.js';
+import type { LedgerScope, TransitionRecord } from '../records/transition-record.js';
 import type { LedgerStorage } from '../storage/ledger-storage.js';
-import type { LedgerScope, TransitionRecord } from '../storage/transition-record.js';
 import { ticketKey } from './transition-key.js';
 
 /** Who approves a held call, and why. */

@@ -8,7 +8,7 @@
  *   B: reconcile → NOT_EXECUTED → CAS(v3 → v4) loses ─► re-reads IN_FLIGHT ─► POLL ─► RETURN
  */
 import { LedgerHardBlockError } from '../errors.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import { asStorageError } from './active-claim.js';
 import { takeoverRecord, tryTakeover } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';

@@ -4,9 +4,9 @@
 import { canonicalJson } from '../core/canonical-json.js';
 import { fingerprint, sha256Hex } from '../core/fingerprint.js';
 import { GuardError } from '../errors.js';
-import type { DecisionVerdict, TransitionDecision } from '../storage/decision.js';
-import { CLASS_DEFAULTS, type RetryPermission, type SideEffectClass, type Spendability } from '../storage/envelope.js';
-import type { LedgerScope } from '../storage/transition-record.js';
+import type { DecisionVerdict, TransitionDecision } from '../records/decision.js';
+import { CLASS_DEFAULTS, type RetryPermission, type SideEffectClass, type Spendability } from '../records/envelope.js';
+import type { LedgerScope } from '../records/transition-record.js';
 import { LedgerDecisionDeniedError, readCallerVerdicts } from './caller-verdicts.js';
 import { composeDecision } from './decision.js';
 import { reconcilerOf } from './reconciler-of.js';

@@ -12,8 +12,8 @@ import {
   isRetryPermission,
   isSideEffectClass,
   isSpendability,
-} from '../storage/envelope.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+} from '../records/envelope.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { ToolCapability } from './tool-capability.js';
 
 /** What the incoming call brings to the gate. */

@@ -3,7 +3,7 @@
  */
 import { GuardError } from '../errors.js';
 import { stringArgument } from '../invalid-argument.js';
-import { isSideEffectClass, SIDE_EFFECT_CLASS_ALIASES, SideEffectClass } from '../storage/envelope.js';
+import { isSideEffectClass, SIDE_EFFECT_CLASS_ALIASES, SideEffectClass } from '../records/envelope.js';
 
 /**
  * Resolve a class name or one of its configuration aliases.

@@ -15,8 +15,8 @@
  * ambiguous: see {@link rejectedOutcome}.
  */
 import { LedgerFencedError } from '../errors.js';
-import type { Outcome } from '../storage/envelope.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { Outcome } from '../records/envelope.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import { ActiveClaim } from './active-claim.js';
 import { failureOutcome, rejectedOutcome } from './ambiguous-failure.js';
 import { markerScope } from './boundary-markers.js';

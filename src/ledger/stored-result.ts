@@ -4,7 +4,7 @@
 
 import type { JsonValue } from '../core/json.js';
 import { LedgerError } from '../errors.js';
-import type { RecordedError, TransitionRecord } from '../storage/transition-record.js';
+import type { RecordedError, TransitionRecord } from '../records/transition-record.js';
 
 /** Code of the error recorded when a completed call's result has no JSON form. */
 export const RESULT_NOT_STORED = 'result_not_stored';

@@ -15,7 +15,7 @@
 import { isTermOf, type ValueOf } from '../core/vocabulary.js';
 import { ToolCapabilityDeclarationError } from '../errors.js';
 import { recordArgument } from '../invalid-argument.js';
-import type { SideEffectClass } from '../storage/envelope.js';
+import type { SideEffectClass } from '../records/envelope.js';
 
 /** How the outcome of an unfinished call can be established. */
 export const ToolCapability = {

@@ -10,8 +10,8 @@ import {
   optionsOf,
   readArgument,
 } from '../invalid-argument.js';
-import type { SideEffectClass } from '../storage/envelope.js';
-import type { LedgerScope } from '../storage/transition-record.js';
+import type { SideEffectClass } from '../records/envelope.js';
+import type { LedgerScope } from '../records/transition-record.js';
 
 /** Schema tag of the transition key. */
 export const TRANSITION_KEY_SCHEMA = 'hyphae.transition/v1';

@@ -2,11 +2,11 @@
  * Public option and spec types of the ledger.
  */
 import type { Clock } from '../core/clock.js';
-import type { DecisionVerdict } from '../storage/decision.js';
-import type { RetryPermission, SideEffectClass, Spendability } from '../storage/envelope.js';
+import type { DecisionVerdict } from '../records/decision.js';
+import type { RetryPermission, SideEffectClass, Spendability } from '../records/envelope.js';
+import type { LedgerScope, TransitionRecord } from '../records/transition-record.js';
 import type { LedgerStorage, ListPage, ListQuery } from '../storage/ledger-storage.js';
 import type { ReceiptSink } from '../storage/receipt-sink.js';
-import type { LedgerScope, TransitionRecord } from '../storage/transition-record.js';
 import type { LedgerCallEvent, LedgerEvent } from './events.js';
 import type { GuardRecords } from './guard-records.js';
 import type { ReceiptWriter } from './receipts/receipt-writer.js';

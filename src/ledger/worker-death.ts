@@ -15,8 +15,8 @@
  */
 
 import { recordArgument } from '../invalid-argument.js';
-import { isConsequential, type SideEffectClass } from '../storage/envelope.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import { isConsequential, type SideEffectClass } from '../records/envelope.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 
 /**
  * Which classes need death evidence before an expired claim is taken over: `true` every class

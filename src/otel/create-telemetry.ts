@@ -19,7 +19,7 @@ import type { ConfigEvent } from '../config/load-config.js';
 import type { FuseEvent } from '../fuses/events.js';
 import { checkOptions } from '../invalid-argument.js';
 import type { LedgerCallEvent, LedgerEvent } from '../ledger/types.js';
-import type { TransitionRecord } from '../storage/transition-record.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { OtelApi, OtelAttributes, OtelMeter, OtelSpan, OtelTracer } from './otel-types.js';
 
 /** Options of {@link createTelemetry}: a tracer and a meter, or the global API to take them from. */

@@ -1,8 +1,8 @@
 /**
  * The storage interface every ledger driver implements: small atomic primitives, no policy.
  */
-import type { Outcome } from './envelope.js';
-import type { RecordKind, TransitionRecord } from './transition-record.js';
+import type { Outcome } from '../records/envelope.js';
+import type { RecordKind, TransitionRecord } from '../records/transition-record.js';
 
 /** What a driver can promise. */
 export interface StorageCapabilities {

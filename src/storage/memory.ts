@@ -3,9 +3,9 @@
  */
 
 import { deepFreeze } from '../core/deep-freeze.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import type { CreateResult, LedgerStorage, ListPage, ListQuery } from './ledger-storage.js';
 import { decodeCursor, encodeCursor, isAfterPosition, listLimit, listOutcomes } from './record-codec.js';
-import type { TransitionRecord } from './transition-record.js';
 
 /**
  * Create an in-memory store, for tests and single-process development.

@@ -2,9 +2,9 @@
  * Shared helpers for drivers: record (de)serialisation and list cursors.
  */
 import { LedgerStorageCorruptError } from '../errors.js';
-import { decisionShapeProblem, type TransitionDecision } from './decision.js';
+import { decisionShapeProblem, type TransitionDecision } from '../records/decision.js';
+import type { TransitionRecord } from '../records/transition-record.js';
 import { DEFAULT_LIST_LIMIT, type ListQuery, MAX_LIST_LIMIT } from './ledger-storage.js';
-import type { TransitionRecord } from './transition-record.js';
 
 /**
  * The tag that opens a record stored in the compact form (format 2). A record stored before it is

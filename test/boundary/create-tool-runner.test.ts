@@ -9,7 +9,7 @@ import {
   ToolRegistryError,
 } from '../../src/boundary/errors.js';
 import { GuardError } from '../../src/errors.js';
-import type { SideEffectClass } from '../../src/storage/envelope.js';
+import type { SideEffectClass } from '../../src/records/envelope.js';
 
 function runnerWith(tool: AnyBoundedTool, limits: { maxToolRetries?: number } = {}) {
   const registry = createToolRegistry({ allowed: [tool.toolName] });

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 import { hyphae } from '../config/cli-runner.js';
 import { useTempDir, yaml } from '../config/helpers.js';

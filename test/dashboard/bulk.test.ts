@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ActionKind } from '../../src/dashboard/actions.js';
 import { bulkImpact } from '../../src/dashboard/bulk.js';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import { createSqliteStorage } from '../../src/storage/sqlite.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 import { clientOf, dashboardOf, type Seeded, seedLedger } from './fixture.js';
 

@@ -11,10 +11,10 @@ import type { DashboardOptions } from '../../src/dashboard/dashboard-options.js'
 import { createLedger, recordExternalOperation, sideEffect } from '../../src/index.js';
 import { createHmacSigner } from '../../src/ledger/receipts/signers.js';
 import type { Ledger } from '../../src/ledger/types.js';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import type { LedgerStorage } from '../../src/storage/ledger-storage.js';
 import { createMemoryReceiptSink } from '../../src/storage/memory-receipt-sink.js';
 import type { ReceiptSink } from '../../src/storage/receipt-sink.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 
 /** The checks' verdicts the payment call is claimed with. */

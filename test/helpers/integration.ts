@@ -4,8 +4,8 @@
  */
 import { createConnection } from 'node:net';
 import pg from 'pg';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import type { LedgerStorage, ListPage, ListQuery } from '../../src/storage/ledger-storage.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
 
 /** The Redis server the integration tests use. */
 export const REDIS_URL: string = process.env.HYPHAE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

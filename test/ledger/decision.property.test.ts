@@ -7,7 +7,7 @@ import {
   MAX_CHECK_NAME_LENGTH,
   MAX_DECISION_VERDICTS,
   MAX_REASON_LENGTH,
-} from '../../src/storage/decision.js';
+} from '../../src/records/decision.js';
 
 const verdict: fc.Arbitrary<DecisionVerdict> = fc.record(
   {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Boundary, decisionDigest, EffectState, effectStateOf, type Outcome } from '../../src/index.js';
 import { composeDecision } from '../../src/ledger/decision.js';
-import { decisionShapeProblem, MAX_DECISION_VERDICTS, MAX_REASON_LENGTH } from '../../src/storage/decision.js';
+import { decisionShapeProblem, MAX_DECISION_VERDICTS, MAX_REASON_LENGTH } from '../../src/records/decision.js';
 
 const allowed = composeDecision([{ check: 'fuses', verdict: 'allow' }]);
 const denied = composeDecision([{ check: 'approval', verdict: 'deny', reason: 'nobody approved it' }]);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLedger, effectStateOf, LedgerDecisionDeniedError, LedgerReleaseRefusedError } from '../../src/index.js';
-import type { DecisionVerdict } from '../../src/storage/decision.js';
+import type { DecisionVerdict } from '../../src/records/decision.js';
 import { everyStore, ledgerOn } from '../helpers/every-store.js';
 import { collectingLogger, instrumentedStorage, rejectionOf } from './ledger-helpers.js';
 import { receiptLedger } from './receipts/ledger-fixture.js';

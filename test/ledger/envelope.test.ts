@@ -10,7 +10,7 @@ import {
   SIDE_EFFECT_CLASS_ALIASES,
   SideEffectClass,
 } from '../../src/index.js';
-import { advanceBoundary, isConsequential, isRerunnable } from '../../src/storage/envelope.js';
+import { advanceBoundary, isConsequential, isRerunnable } from '../../src/records/envelope.js';
 
 describe('CLASS_DEFAULTS', () => {
   it.each([

@@ -80,7 +80,8 @@ describe('scripts/check-imports.mjs', () => {
 
   it('puts the modules of src/ in the layers of DESIGN.md', () => {
     expect(layerOf('core/canonical-json.ts')).toBe('core');
-    expect(layerOf('storage/transition-record.ts')).toBe('records');
+    expect(layerOf('records/transition-record.ts')).toBe('records');
+    expect(layerOf('storage/receipt.ts')).toBe('storage');
     expect(layerOf('errors.ts')).toBe('errors');
     expect(layerOf('storage/ledger-storage.ts')).toBe('storage');
     expect(layerOf('storage/sqlite/receipts.ts')).toBe('drivers');

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { LedgerStorageCorruptError } from '../../src/index.js';
 import { claimDecision } from '../../src/ledger/caller-verdicts.js';
 import { composeDecision } from '../../src/ledger/decision.js';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import { COMPACT_RECORD_TAG, decodeRecord, encodeRecord } from '../../src/storage/record-codec.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { makeTestRecord } from '../../src/testing/index.js';
 
 const AT = 1_800_000_000_000;

@@ -13,6 +13,7 @@ import { createClient, type createCluster } from 'redis';
 import { afterAll, afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { InvalidOptionError, LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../src/errors.js';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import { BUCKET_TAGS, bucketOf, keySlot } from '../../src/storage/redis/cluster.js';
 import { ownedClusterConnection } from '../../src/storage/redis/owned-cluster.js';
 import {
@@ -21,7 +22,6 @@ import {
   type RedisClusterLike,
   type RedisStorage,
 } from '../../src/storage/redis.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
 import { describeStorageConformance, makeTestRecord } from '../../src/testing/storage-conformance.js';
 import { hyphae } from '../config/cli-runner.js';
 import { useTempDir, yaml } from '../config/helpers.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LedgerHardBlockError, LedgerStorageUnavailableError } from '../../src/errors.js';
-import type { TransitionRecord } from '../../src/storage/transition-record.js';
+import type { TransitionRecord } from '../../src/records/transition-record.js';
 import {
   checkHistory,
   createHistoryRecorder,

@@ -12,7 +12,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import { GuardError } from '../../core/guard-error.js';
 import { InvalidArgumentError, recordArgument, stringArgument } from '../../invalid-argument.js';
 import type { Ledger } from '../../ledger/types.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 
 function executorIdArgument(fn: string, executorID: string): string {
   if (stringArgument(fn, 'executorID', executorID).trim() === '') {

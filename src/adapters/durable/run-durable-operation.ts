@@ -14,7 +14,7 @@ import { GuardError } from '../../core/guard-error.js';
 import { LedgerHardBlockError } from '../../errors.js';
 import { checkArguments, recordArgument } from '../../invalid-argument.js';
 import type { Ledger, ToolSpec } from '../../ledger/types.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 
 /** The operation of a durable engine a body runs as: the same id on every retry, replay and recovery. */
 export interface DurableOperation {

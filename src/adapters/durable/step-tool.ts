@@ -6,7 +6,7 @@
  */
 import { checkArguments, InvalidArgumentError, recordArgument } from '../../invalid-argument.js';
 import type { CallOptions, Ledger, LedgeredFunction, ToolSpec } from '../../ledger/types.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 
 /** The ledger declaration of a step tool: its identity is always the intent (step, name, arguments). */
 export type StepToolSpec = Omit<ToolSpec, 'identity'>;

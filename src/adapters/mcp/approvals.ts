@@ -14,7 +14,7 @@ import { canonicalJson } from '../../core/canonical-json.js';
 import { sha256Hex } from '../../core/fingerprint.js';
 import { recordArgument, stringArgument } from '../../invalid-argument.js';
 import type { GuardRecords } from '../../ledger/guard-records.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import { refusalResult } from './tool-results.js';
 import type { McpCallToolResult } from './types.js';
 

@@ -22,8 +22,8 @@ import { sha256Hex } from '../../core/fingerprint.js';
 import { unreadableArgument } from '../../invalid-argument.js';
 import type { GuardRecords } from '../../ledger/guard-records.js';
 import type { Ledger, LedgeredFunction } from '../../ledger/types.js';
-import type { SideEffectClass } from '../../storage/envelope.js';
-import type { LedgerScope, TransitionRecord } from '../../storage/transition-record.js';
+import type { SideEffectClass } from '../../records/envelope.js';
+import type { LedgerScope, TransitionRecord } from '../../records/transition-record.js';
 import type { JsonRpcId } from './types.js';
 
 /** The `_meta` keys a client may send its idempotency key under. */

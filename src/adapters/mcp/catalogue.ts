@@ -7,7 +7,7 @@ import { compileForeignSchema, compileSchema, detectSchemaKind } from '../../bou
 import { fieldSpecToJsonSchema, type JsonSchemaObject } from '../../boundary/field-spec.js';
 import type { FieldSpec } from '../../boundary/field-spec-types.js';
 import { GuardError } from '../../errors.js';
-import type { SideEffectClass } from '../../storage/envelope.js';
+import type { SideEffectClass } from '../../records/envelope.js';
 import { compileToolPlan, type GuardedToolSpec } from '../shared/tool-plan.js';
 import type { PinStore } from './pins.js';
 import { type McpPolicy, type McpToolPolicy, permissionsOf, sideEffectClassOf, toolPolicy } from './policy.js';

@@ -6,7 +6,7 @@
 
 import type { McpSecretsAction, McpToolPolicy } from '../../boundary/mcp-tool-policy.js';
 import { unreadableArgument } from '../../invalid-argument.js';
-import type { SideEffectClass } from '../../storage/envelope.js';
+import type { SideEffectClass } from '../../records/envelope.js';
 import type { McpToolDefinition } from './types.js';
 
 export type { McpSecretsAction, McpToolPolicy } from '../../boundary/mcp-tool-policy.js';

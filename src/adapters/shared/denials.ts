@@ -5,8 +5,8 @@
  */
 import { refusedBody } from '../../ledger/denial-verdicts.js';
 import type { Ledger } from '../../ledger/types.js';
-import type { DecisionVerdict } from '../../storage/decision.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { DecisionVerdict } from '../../records/decision.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import type { ToolPlan } from './tool-plan.js';
 
 /** The call a denial is written for. */

@@ -13,8 +13,8 @@ import { LedgerDecisionDeniedError } from '../../ledger/caller-verdicts.js';
 import { composeDecision } from '../../ledger/decision.js';
 import { errorDenial, fuseDenial } from '../../ledger/denial-verdicts.js';
 import type { CallOptions, Ledger } from '../../ledger/types.js';
-import type { DecisionVerdict } from '../../storage/decision.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { DecisionVerdict } from '../../records/decision.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import { type DeniedCall, recordDenial } from './denials.js';
 import {
   classifyError,

@@ -10,7 +10,7 @@ import type { FuseBox } from '../../fuses/fuse-box.js';
 import type { FuseRun } from '../../fuses/run-box.js';
 import type { FuseRefusal } from '../../fuses/verdict.js';
 import type { Ledger } from '../../ledger/types.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import { type CallContext, executeToolCall } from './execute-tool-call.js';
 import type { GuardRun, GuardRunOptions, ModelCallGate } from './run-types.js';
 import type { ToolPlan } from './tool-plan.js';

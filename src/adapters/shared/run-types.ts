@@ -5,7 +5,7 @@
  */
 import type { RepairTranscriptOptions } from '../../context/transcript/repair.js';
 import type { BudgetBooking, ModelReservation } from '../../fuses/budget.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import type { ExecuteToolCallOptions, GuardRefusal, ToolCallInput, ToolCallOutcome, ToolExecutor } from './types.js';
 
 /** Which run a {@link GuardRun} guards: the ledger scope and the fuse run. */

@@ -10,7 +10,7 @@ import type { ScopeOptions } from '../../boundary/scope-checks.js';
 import { protect } from '../../context/protect.js';
 import type { Clock } from '../../core/clock.js';
 import type { ToolSpec } from '../../ledger/types.js';
-import { isRerunnable, type SideEffectClass } from '../../storage/envelope.js';
+import { isRerunnable, type SideEffectClass } from '../../records/envelope.js';
 
 /** Ledger options of one tool: everything of a `ToolSpec` but its name and class. */
 export type LedgerToolOptions = Omit<ToolSpec, 'name' | 'sideEffectClass'>;

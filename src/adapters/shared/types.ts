@@ -3,8 +3,8 @@
  * supplies, and the outcome the pipeline hands back so the adapter can answer with the same call id.
  */
 import type { FuseRefusal } from '../../fuses/verdict.js';
-import type { DecisionVerdict } from '../../storage/decision.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { DecisionVerdict } from '../../records/decision.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 
 /** A tool call as every adapter hands it over: parsed arguments, or the model's raw JSON text. */
 export type ToolCallInput =

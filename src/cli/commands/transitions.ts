@@ -3,7 +3,7 @@
  */
 import { GuardError } from '../../errors.js';
 import { FILTER_KINDS, FILTER_OUTCOMES } from '../../ledger/operator/read-model.js';
-import type { RecordKind } from '../../storage/transition-record.js';
+import type { RecordKind } from '../../records/transition-record.js';
 import { type Command, type CommandContext, ExitCode, UsageError } from '../command.js';
 import {
   DEFAULT_CONFIG_FILE,

@@ -3,7 +3,7 @@
  * after the operation ref is recorded and before the gateway is called.
  */
 import { createLedger } from '../../ledger/create-ledger.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import { openFakeGateway } from './fake-gateway.js';
 import { openDemoStorage, parseBackendArgs } from './open-storage.js';
 import { PAYMENT_CALL, paymentTool } from './payment-tool.js';

@@ -3,7 +3,7 @@
  */
 
 import type { Ledger } from '../../ledger/types.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import type { DemoBackend } from './open-storage.js';
 
 /** The backend, the run's scope and the parent's ledger. */

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/types.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import { describeError } from '../lib/describe-error.js';
 import { openDemoStorage, parseBackendArgs } from './open-storage.js';
 

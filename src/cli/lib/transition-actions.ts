@@ -7,7 +7,7 @@ import { actWhereHeld } from '../../ledger/operator/across-ledgers.js';
 import { checkMarkDead, checkRelease } from '../../ledger/operator/input.js';
 import { shownOutcome } from '../../ledger/operator/read-model.js';
 import type { Ledger, MarkWorkerDeadInput, ReleaseInput } from '../../ledger/types.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import { type CommandContext, ExitCode, UsageError } from '../command.js';
 import { flag, type ParsedOptions, stringOption } from './parse-options.js';
 import { transitionsOwnedBy } from './transition-queries.js';

@@ -13,8 +13,8 @@ import {
   storedOutcomes,
   type TransitionReader,
 } from '../../ledger/operator/read-model.js';
+import type { RecordKind, TransitionRecord } from '../../records/transition-record.js';
 import type { ListQuery } from '../../storage/ledger-storage.js';
-import type { RecordKind, TransitionRecord } from '../../storage/transition-record.js';
 
 /** What `transitions list` asks for. */
 export interface TransitionFilter {

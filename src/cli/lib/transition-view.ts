@@ -3,8 +3,8 @@
  */
 import { decisionDigest, effectStateOf } from '../../ledger/decision.js';
 import { isStuck, shownOutcome } from '../../ledger/operator/read-model.js';
-import type { TransitionDecision } from '../../storage/decision.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionDecision } from '../../records/decision.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { Output } from '../output.js';
 
 function time(ms: number | null): string {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConfigSettings, ToolSettings } from '../../config/types.js';
 import type { FuseBox } from '../../fuses/fuse-box.js';
-import { CLASS_DEFAULTS } from '../../storage/envelope.js';
+import { CLASS_DEFAULTS } from '../../records/envelope.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import type { IsolatedStore } from './isolated-store.js';
 import { effectsOf, runCrashingChild, type SyntheticCall, syntheticArgs, syntheticTool } from './synthetic-tool.js';

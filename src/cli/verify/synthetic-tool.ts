@@ -11,8 +11,8 @@ import type { StoreSettings, ToolSettings } from '../../config/types.js';
 import { sideEffect } from '../../ledger/boundary-markers.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { LedgeredFunction, ToolSpec } from '../../ledger/types.js';
+import type { LedgerScope } from '../../records/transition-record.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
-import type { LedgerScope } from '../../storage/transition-record.js';
 
 /** Where a worker process is killed. */
 export type CrashPoint = 'after-claim' | 'after-effect';

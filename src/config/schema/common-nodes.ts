@@ -5,7 +5,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { resolveSideEffectClass } from '../../ledger/resolve-side-effect-class.js';
 import type { ArgsDriftPolicy } from '../../ledger/types.js';
 import { MAX_DURATION_MS } from '../../option-checks.js';
-import { RetryPermission, SIDE_EFFECT_CLASS_ALIASES, SideEffectClass, Spendability } from '../../storage/envelope.js';
+import { RetryPermission, SIDE_EFFECT_CLASS_ALIASES, SideEffectClass, Spendability } from '../../records/envelope.js';
 import { list } from './composite-nodes.js';
 import { type Base, make, map, mismatch, type Node, oneOf, string } from './nodes.js';
 

@@ -4,7 +4,7 @@
  */
 
 import { shownOutcome } from '../../ledger/operator/read-model.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { ActionRequest } from '../actions.js';
 import { type BulkItemResult, type BulkSelection, bulkImpact } from '../bulk.js';
 import { filterTextFields, type ListParams } from '../queries.js';

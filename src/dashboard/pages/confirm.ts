@@ -3,7 +3,7 @@
  */
 
 import { shownOutcome } from '../../ledger/operator/read-model.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import { type ActionRequest, describeAction } from '../actions.js';
 import { type Html, html } from './html.js';
 import { outcomeBadge } from './layout.js';

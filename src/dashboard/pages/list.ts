@@ -3,7 +3,7 @@
  * results, and the cursor to the next page.
  */
 import { FILTER_KINDS, FILTER_OUTCOMES, shownOutcome } from '../../ledger/operator/read-model.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import { filterTextFields, type ListParams, type ListResult } from '../queries.js';
 import { bulkForm } from './bulk.js';
 import { type Html, html } from './html.js';

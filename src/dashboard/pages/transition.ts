@@ -4,8 +4,8 @@
  */
 import { effectStateOf } from '../../ledger/decision.js';
 import { shownOutcome } from '../../ledger/operator/read-model.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { Receipt } from '../../storage/receipt.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ActionKind } from '../actions.js';
 import type { ChainView } from '../receipt-chain.js';
 import { buildTimeline, type TimelineEntry } from '../timeline.js';

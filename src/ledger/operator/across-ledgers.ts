@@ -3,7 +3,7 @@
  * is asked in turn, and the one that holds the key reads its record once, inside the action.
  */
 import { LedgerError, LedgerReleaseRefusedError } from '../../errors.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 
 /** True when `error` says the ledger holds no record of the key, so another ledger may. */
 export function isNotFound(error: unknown): boolean {

@@ -9,7 +9,7 @@
  *   ops          markWorkerDead(A, override) ─► fence 2, lease ends ─► B takes over (fence 3) ─► runs
  */
 import { LedgerError, LedgerWorkerAliveError } from '../../errors.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import { asStorageError } from '../active-claim.js';
 import { replaceRecord } from '../claim-records.js';
 import type { ExecutorContext } from '../executor-context.js';

@@ -4,9 +4,9 @@
  * paging through a store's `list` that every listing, lookup and owner search uses. Pure apart from
  * the reads it is handed; the time is always given.
  */
-import { Outcome } from '../../storage/envelope.js';
+import { Outcome } from '../../records/envelope.js';
+import type { RecordKind, TransitionRecord } from '../../records/transition-record.js';
 import type { ListPage, ListQuery } from '../../storage/ledger-storage.js';
-import type { RecordKind, TransitionRecord } from '../../storage/transition-record.js';
 import { heldBy } from '../owner-id.js';
 import { isExpired } from '../resolve-gate.js';
 

@@ -10,7 +10,7 @@ import {
   LedgerPollTimeoutError,
   LedgerReleaseRefusedError,
 } from '../../errors.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import { asStorageError } from '../active-claim.js';
 import { replaceRecord } from '../claim-records.js';
 import type { ExecutorContext } from '../executor-context.js';

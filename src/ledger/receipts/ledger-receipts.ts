@@ -13,8 +13,8 @@
  * Nothing here ever throws into a call: failures go to the logger and the marker stays for a sweep.
  */
 import { GuardError } from '../../errors.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { ReceiptDraft } from '../../storage/receipt.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
 import type { ExecutorContext } from '../executor-context.js';
 import { toRecordedError } from '../stored-result.js';
 import type { LedgerEvent, SweepReceiptsOptions, SweepReceiptsReport } from '../types.js';

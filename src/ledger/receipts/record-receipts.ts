@@ -14,7 +14,8 @@
 import { fingerprint } from '../../core/fingerprint.js';
 import type { JsonValue } from '../../core/json.js';
 import { InvalidArgumentError, recordArgument, unreadableArgument } from '../../invalid-argument.js';
-import type { Outcome } from '../../storage/envelope.js';
+import type { Outcome } from '../../records/envelope.js';
+import type { RecordedError, TransitionRecord } from '../../records/transition-record.js';
 import {
   type ReceiptDraft,
   type ReceiptError,
@@ -22,7 +23,6 @@ import {
   type ReceiptOutcome,
   receiptIdOf,
 } from '../../storage/receipt.js';
-import type { RecordedError, TransitionRecord } from '../../storage/transition-record.js';
 import { decisionDigest } from '../decision.js';
 
 /** The events a record write can owe a receipt for (a block writes nothing, so it owes none). */

@@ -2,9 +2,9 @@
  * The SQL of the PostgreSQL driver's operations, and the parsing of the rows they return.
  */
 import { LedgerStorageCorruptError } from '../../errors.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { ListQuery } from '../ledger-storage.js';
 import { decodeCursor, decodeRecord, listLimit, listOutcomes } from '../record-codec.js';
-import type { TransitionRecord } from '../transition-record.js';
 import type { TableNames } from './schema.js';
 
 /** A statement and its parameters. */

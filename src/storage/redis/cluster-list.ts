@@ -8,9 +8,9 @@
  * cursor of the last record returned (the single-node cursor) is the position in every bucket.
  */
 import { LedgerStorageCorruptError } from '../../errors.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { ListPage } from '../ledger-storage.js';
 import { decodeRecord, encodeCursor } from '../record-codec.js';
-import type { TransitionRecord } from '../transition-record.js';
 import { replyArray, replyText } from './connection.js';
 import type { ListPlan, RunListScript, WalkPosition } from './list.js';
 import { marker } from './list.js';

@@ -11,6 +11,7 @@
  *   it is written before the record and is only ever a hint: the record in the bucket decides.
  */
 import { LedgerStorageCorruptError, LedgerStorageUnavailableError } from '../../errors.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type {
   CreateResult,
   LedgerIdentity,
@@ -20,7 +21,6 @@ import type {
   StorageHazard,
 } from '../ledger-storage.js';
 import { createdResult, decodeRecord, encodeRecord } from '../record-codec.js';
-import type { TransitionRecord } from '../transition-record.js';
 import { BUCKET_TAGS, BUCKETS, bucketOf, type ClusterRouting } from './cluster.js';
 import { listAcrossBuckets } from './cluster-list.js';
 import {

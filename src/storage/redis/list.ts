@@ -2,9 +2,9 @@
  * `list` for the Redis driver: keyset paging over the `updated` sorted set, filtered by the script.
  */
 import { LedgerStorageCorruptError } from '../../errors.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { ListPage, ListQuery } from '../ledger-storage.js';
 import { decodeCursor, decodeRecord, encodeCursor, listLimit, listOutcomes } from '../record-codec.js';
-import type { TransitionRecord } from '../transition-record.js';
 import { replyArray, replyText } from './connection.js';
 import { LIST_PAGE_SCRIPT } from './scripts.js';
 

@@ -3,7 +3,7 @@
  * cross-checks that catch a damaged index instead of taking a hidden record for an absent one.
  */
 import { LedgerStorageCorruptError } from '../../errors.js';
-import type { TransitionRecord } from '../transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { SqliteConnection } from './open-connection.js';
 import { sqliteErrorCode } from './sqlite-error-code.js';
 import { decodeLookup, insertParams } from './transition-rows.js';

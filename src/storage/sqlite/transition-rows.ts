@@ -2,9 +2,9 @@
  * Prepared statements over the transitions table, and the row ⇄ record mapping.
  */
 import { LedgerStorageCorruptError } from '../../errors.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { ListQuery } from '../ledger-storage.js';
 import { decodeRecord, type ListPosition, listOutcomes } from '../record-codec.js';
-import type { TransitionRecord } from '../transition-record.js';
 import { uniqueIndexes } from './check-indexes.js';
 import { keyWitnessIndex, type SqliteTables } from './schema.js';
 import type { SqliteStatement } from './sqlite-database.js';

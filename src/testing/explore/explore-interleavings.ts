@@ -10,7 +10,7 @@
  */
 import { arrayArgument, checkOptions, recordArgument } from '../../invalid-argument.js';
 import { integerOption } from '../../option-checks.js';
-import type { SideEffectClass } from '../../storage/envelope.js';
+import type { SideEffectClass } from '../../records/envelope.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
 import { formatAnomalies, type HistoryAnomaly } from '../history/check-history.js';
 import { type ExploreFaults, runSchedule, type ScheduleRun, type ScheduleSetup } from './run-schedule.js';

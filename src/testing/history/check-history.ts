@@ -14,8 +14,8 @@
  */
 import { canonicalJson } from '../../core/canonical-json.js';
 import { arrayArgument, checkOptions } from '../../invalid-argument.js';
-import { Outcome } from '../../storage/envelope.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import { Outcome } from '../../records/envelope.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { HistoryEvent } from './history.js';
 
 /** The invariants a history can break. */

@@ -3,8 +3,8 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { CreateResult, LedgerStorage, ListQuery } from '../../storage/ledger-storage.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
 
 /** Create `record` and assert it was inserted. */
 export async function createNew(client: LedgerStorage, record: TransitionRecord): Promise<void> {

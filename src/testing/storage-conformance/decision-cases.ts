@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { composeDecision } from '../../ledger/decision.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import { createNew, uniqueName } from './assertions.js';
 import type { ConformanceSuite } from './harness.js';
 import { makeTestRecord } from './make-test-record.js';

@@ -2,8 +2,8 @@
  * Conformance cases: list filters, order and keyset paging.
  */
 import assert from 'node:assert/strict';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import type { LedgerStorage } from '../../storage/ledger-storage.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
 import { createNew, keysOf, listEverything, listOrder, uniqueName } from './assertions.js';
 import type { ConformanceSuite } from './harness.js';
 import { makeTestRecord } from './make-test-record.js';

@@ -3,7 +3,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { unreadableArgument } from '../../invalid-argument.js';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 
 /** 2026-01-01T00:00:00Z: the fixed clock of test records. */
 const TEST_EPOCH_MS = 1_767_225_600_000;

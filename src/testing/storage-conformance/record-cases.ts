@@ -2,7 +2,7 @@
  * Conformance cases: create, get, the ticket index, and copies.
  */
 import assert from 'node:assert/strict';
-import type { TransitionRecord } from '../../storage/transition-record.js';
+import type { TransitionRecord } from '../../records/transition-record.js';
 import { createNew, scribbleOn, uniqueName } from './assertions.js';
 import type { ConformanceSuite } from './harness.js';
 import { makeTestRecord } from './make-test-record.js';
