@@ -4,7 +4,7 @@
  */
 import { InvalidOptionError, LedgerError } from '../errors.js';
 import { CheckVerdict, type DecisionVerdict, type TransitionDecision } from '../records/decision.js';
-import { composeDecision } from './decision.js';
+import { composedOf } from './decision.js';
 
 /** A call whose caller's checks denied it: nothing was claimed and the body did not run. */
 export class LedgerDecisionDeniedError extends LedgerError {
@@ -54,7 +54,7 @@ const LEDGER_ONLY_LIMIT = 64;
 function ledgerOnly(claim: string): TransitionDecision {
   let decision = LEDGER_ONLY.get(claim);
   if (decision === undefined) {
-    decision = composeDecision([{ check: 'ledger', verdict: CheckVerdict.allow, reason: claim }]);
+    decision = composedOf([{ check: 'ledger', verdict: CheckVerdict.allow, reason: claim }]);
     if (LEDGER_ONLY.size < LEDGER_ONLY_LIMIT) LEDGER_ONLY.set(claim, decision);
   }
   return decision;
@@ -72,7 +72,7 @@ export function claimDecision(
   const decision =
     callerVerdicts.length === 0
       ? ledgerOnly(claim)
-      : composeDecision([...callerVerdicts, { check: 'ledger', verdict: CheckVerdict.allow, reason: claim }]);
+      : composedOf([...callerVerdicts, { check: 'ledger', verdict: CheckVerdict.allow, reason: claim }]);
   return Object.freeze({
     allowed: decision.allowed,
     verdicts: decision.verdicts,

@@ -68,6 +68,11 @@ function boundedVerdict(verdict: DecisionVerdict): DecisionVerdict {
  */
 export function composeDecision(verdicts: readonly DecisionVerdict[]): TransitionDecision {
   arrayArgument('composeDecision', 'verdicts', verdicts);
+  return composedOf(verdicts);
+}
+
+/** {@link composeDecision}, for verdicts the ledger built itself (no argument check). */
+export function composedOf(verdicts: readonly DecisionVerdict[]): TransitionDecision {
   let kept = verdicts.map(boundedVerdict);
   if (kept.length > MAX_DECISION_VERDICTS) {
     const dropped = kept.slice(MAX_DECISION_VERDICTS - 1);

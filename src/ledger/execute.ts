@@ -19,13 +19,13 @@ import { resolveHardBlock } from './hard-block.js';
 import { presumedDeadAfterOf } from './operator/mark-worker-dead.js';
 import { pollTimeoutOf } from './poll-timeout.js';
 import type { PreparedCall } from './prepare-call.js';
-import { isExpired, resolveGate } from './resolve-gate.js';
+import { claimHasExpired, gateFor } from './resolve-gate.js';
 import { runClaimed } from './run-claimed.js';
 import { checkStorageHazards } from './storage-hazards.js';
 import { readStoredResult } from './stored-result.js';
 import { type TransitionWatch, watchTransition } from './transition-watch.js';
 import type { CallOptions } from './types.js';
-import { hasWorkerDeathEvidence, heartbeatAgeMs, requiresDeathSignal } from './worker-death.js';
+import { heartbeatAgeMs, ownerIsGone, requiresDeathSignal } from './worker-death.js';
 
 async function reread(ctx: ExecutorContext, key: string): Promise<TransitionRecord> {
   let record: TransitionRecord | null;
@@ -71,7 +71,7 @@ export async function execute(
   try {
     for (;;) {
       const now = ctx.clock.now();
-      const decision = resolveGate(existing, call.attempt, now);
+      const decision = gateFor(existing, call.attempt, now);
       trace?.gate(existing, decision);
       switch (decision.gate) {
         case 'RETURN':
@@ -153,10 +153,10 @@ function untilPresumedDead(
   existing: TransitionRecord,
   now: number,
 ): { readonly ageMs: number; readonly afterMs: number } | null {
-  if (!isExpired(existing, now) || !requiresDeathSignal(ctx.reclaimRequiresDeathSignal, existing.sideEffectClass))
+  if (!claimHasExpired(existing, now) || !requiresDeathSignal(ctx.reclaimRequiresDeathSignal, existing.sideEffectClass))
     return null;
   const afterMs = presumedDeadAfterOf(ctx, leaseTtlOf(ctx, call));
-  return hasWorkerDeathEvidence(existing, now, afterMs) ? null : { ageMs: heartbeatAgeMs(existing, now), afterMs };
+  return ownerIsGone(existing, now, afterMs) ? null : { ageMs: heartbeatAgeMs(existing, now), afterMs };
 }
 
 /** True when `stored` is the record `claim` inserted, unwritten since: owner ids are never reused. */

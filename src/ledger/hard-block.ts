@@ -14,7 +14,7 @@ import { takeoverRecord, tryTakeover } from './claim-records.js';
 import type { ExecutorContext } from './executor-context.js';
 import type { PreparedCall } from './prepare-call.js';
 import { afterRecorded, receiptRefFor } from './receipts/ledger-receipts.js';
-import { type GateDecision, isExpired } from './resolve-gate.js';
+import { claimHasExpired, type GateDecision } from './resolve-gate.js';
 import { completedWith, readStoredResult } from './stored-result.js';
 import type { ReconcileVerdict } from './types.js';
 
@@ -92,7 +92,7 @@ export async function resolveHardBlock(
   }
 
   const ref = existing.externalOperationRef;
-  const outcome = isExpired(existing, now) ? 'EXPIRED' : existing.outcome;
+  const outcome = claimHasExpired(existing, now) ? 'EXPIRED' : existing.outcome;
   if (decision.gate === 'REPAIR' || ref === null) {
     throw new LedgerHardBlockError(existing, decision.reason, {
       gate: decision.gate === 'REPAIR' ? 'REPAIR' : 'HARD_BLOCK',

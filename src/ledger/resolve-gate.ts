@@ -37,13 +37,26 @@ export interface GateDecision {
 /** True when the record's lease has passed (`now >= leaseUntil`); an unbounded lease never expires. */
 export function isLeaseExpired(record: Pick<TransitionRecord, 'leaseUntil'>, now: number): boolean {
   recordArgument('isLeaseExpired', 'record', record, ['leaseUntil']);
-  return record.leaseUntil !== null && now >= record.leaseUntil;
+  return leaseHasPassed(record, now);
 }
 
 /** True for IN_FLIGHT records whose lease has passed: the derived EXPIRED outcome. */
 export function isExpired(record: Pick<TransitionRecord, 'outcome' | 'leaseUntil'>, now: number): boolean {
   recordArgument('isExpired', 'record', record, ['outcome', 'leaseUntil']);
-  return record.outcome === 'IN_FLIGHT' && isLeaseExpired(record, now);
+  return claimHasExpired(record, now);
+}
+
+// The ledger's own callers, inside the checked boundary: a record it read or wrote itself is not
+// checked again on every call.
+
+/** {@link isLeaseExpired}, for a record the ledger holds (no argument check). */
+export function leaseHasPassed(record: Pick<TransitionRecord, 'leaseUntil'>, now: number): boolean {
+  return record.leaseUntil !== null && now >= record.leaseUntil;
+}
+
+/** {@link isExpired}, for a record the ledger holds (no argument check). */
+export function claimHasExpired(record: Pick<TransitionRecord, 'outcome' | 'leaseUntil'>, now: number): boolean {
+  return record.outcome === 'IN_FLIGHT' && leaseHasPassed(record, now);
 }
 
 /**
@@ -85,7 +98,7 @@ function sideEffectGate(record: TransitionRecord, attempt: GateAttempt, now: num
     case 'COMPLETED':
       return decide('RETURN', 'completed: the stored result is returned, never re-spent');
     case 'IN_FLIGHT': {
-      if (!isLeaseExpired(record, now)) {
+      if (!leaseHasPassed(record, now)) {
         return decide(
           'POLL',
           record.leaseUntil === null ? 'in flight with an unbounded lease' : 'in flight, lease held',
@@ -156,7 +169,7 @@ function readGate(record: TransitionRecord, attempt: GateAttempt, now: number): 
     case 'COMPLETED':
       return decide('RETURN', 'completed read');
     case 'IN_FLIGHT':
-      return isLeaseExpired(record, now) ? decide('RECLAIM', 'expired read') : decide('POLL', 'read in flight');
+      return leaseHasPassed(record, now) ? decide('RECLAIM', 'expired read') : decide('POLL', 'read in flight');
     case 'FAILED_BEFORE_EFFECT':
     case 'FAILED_AFTER_EFFECT':
       return decide('RECLAIM', 'failed read');
@@ -200,6 +213,16 @@ function resolveBy(
 /** The resolver for a record's class. */
 export function resolveGate(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
   return resolveBy('resolveGate', classGate, record, attempt, now);
+}
+
+/**
+ * {@link resolveGate} for a record the ledger read and an attempt it built (no argument checks); a
+ * record that is incomplete is still routed to REPAIR.
+ */
+export function gateFor(record: TransitionRecord, attempt: GateAttempt, now: number): GateDecision {
+  const incomplete = findIncompleteField(record);
+  if (incomplete !== null) return decide('REPAIR', `record field \`${incomplete}\` is missing or invalid`);
+  return classGate(record, attempt, now);
 }
 
 /** The arguments every resolver takes, refused by name when they are not a record, an attempt and a time. */

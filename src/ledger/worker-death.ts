@@ -53,5 +53,10 @@ export function hasDeathSignal(record: TransitionRecord): boolean {
 /** True when there is evidence the claim's owner is gone: a death signal, or a stale heartbeat. */
 export function hasWorkerDeathEvidence(record: TransitionRecord, now: number, presumedDeadAfterMs: number): boolean {
   recordArgument('hasWorkerDeathEvidence', 'record', record, ['workerDeath', 'owner', 'lastHeartbeatAt', 'updatedAt']);
+  return ownerIsGone(record, now, presumedDeadAfterMs);
+}
+
+/** {@link hasWorkerDeathEvidence}, for a record the ledger holds (no argument check). */
+export function ownerIsGone(record: TransitionRecord, now: number, presumedDeadAfterMs: number): boolean {
   return hasDeathSignal(record) || heartbeatAgeMs(record, now) >= presumedDeadAfterMs;
 }

@@ -8,7 +8,7 @@ import {
   resolveSideEffectGate,
   type TransitionRecord,
 } from '../../src/index.js';
-import { isLeaseExpired } from '../../src/ledger/resolve-gate.js';
+import { claimHasExpired, gateFor, isLeaseExpired } from '../../src/ledger/resolve-gate.js';
 import { gateRecord, inFlight, keyed, NOW, noKey, ofClass } from './gate-fixtures.js';
 
 type Fields = Partial<Record<keyof TransitionRecord, unknown>>;
@@ -270,6 +270,16 @@ describe('resolveGate', () => {
     ['an expired safe write is allowed, not reclaimed', { ...safe, ...inFlight(NOW) }, 'ALLOW'],
   ])('%s', (_label, fields, expected) => {
     expect(resolveGate(gateRecord(fields), noKey, NOW).gate).toBe(expected);
+  });
+
+  it("gives the ledger's own unchecked resolver the same decision on every row, REPAIR included", () => {
+    for (const [, fields, attempt] of [...incompleteRows, ...sideEffectRows]) {
+      const record = Object.freeze(gateRecord(fields));
+      expect(gateFor(record, attempt, NOW)).toEqual(resolveGate(record, attempt, NOW));
+      expect(claimHasExpired(record, NOW)).toBe(isExpired(record, NOW));
+    }
+    // The public resolver checks its arguments; the ledger's own does not read them twice.
+    expect(() => resolveGate(null as never, noKey, NOW)).toThrow(/`resolveGate`: `record` must be a transition record/);
   });
 });
 

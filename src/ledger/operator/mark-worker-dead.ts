@@ -16,7 +16,7 @@ import type { ExecutorContext } from '../executor-context.js';
 import { heldBy } from '../owner-id.js';
 import { afterRecorded, receiptRefFor } from '../receipts/ledger-receipts.js';
 import type { MarkWorkerDeadInput, WorkerDeathTarget } from '../types.js';
-import { defaultPresumedDeadAfterMs, hasWorkerDeathEvidence, heartbeatAgeMs } from '../worker-death.js';
+import { defaultPresumedDeadAfterMs, heartbeatAgeMs, ownerIsGone } from '../worker-death.js';
 import { checkDeathTarget, checkMarkDead } from './input.js';
 import { claimsHeldBy } from './read-model.js';
 
@@ -40,7 +40,7 @@ export function requireDeathEvidence(
   leaseTtlMs?: number,
 ): void {
   const after = presumedDeadAfterOf(ctx, leaseTtlMs);
-  if (!hasWorkerDeathEvidence(record, now, after)) {
+  if (!ownerIsGone(record, now, after)) {
     throw new LedgerWorkerAliveError(record, action, heartbeatAgeMs(record, now), after);
   }
 }

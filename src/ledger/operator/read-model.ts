@@ -8,7 +8,7 @@ import { Outcome } from '../../records/envelope.js';
 import type { RecordKind, TransitionRecord } from '../../records/transition-record.js';
 import type { ListPage, ListQuery } from '../../storage/ledger-storage.js';
 import { heldBy } from '../owner-id.js';
-import { isExpired } from '../resolve-gate.js';
+import { claimHasExpired } from '../resolve-gate.js';
 
 /** What reading transitions needs: a record by key, and pages of records. */
 export interface TransitionReader {
@@ -30,7 +30,7 @@ export const FILTER_OUTCOMES: readonly string[] = [...Object.values(Outcome), 'E
 
 /** The outcome as an operator reads it: `EXPIRED` for an IN_FLIGHT record whose lease passed. */
 export function shownOutcome(record: TransitionRecord, now: number): string {
-  return isExpired(record, now) ? 'EXPIRED' : record.outcome;
+  return claimHasExpired(record, now) ? 'EXPIRED' : record.outcome;
 }
 
 /**
@@ -40,7 +40,7 @@ export function shownOutcome(record: TransitionRecord, now: number): string {
  */
 export function isStuck(record: TransitionRecord, now: number): boolean {
   if (record.kind === 'denial') return false;
-  return STUCK_OUTCOMES.has(record.outcome) || isExpired(record, now);
+  return STUCK_OUTCOMES.has(record.outcome) || claimHasExpired(record, now);
 }
 
 /** The stored outcomes a filter of shown outcomes asks the store for (`EXPIRED` is IN_FLIGHT there). */

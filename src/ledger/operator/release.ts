@@ -16,7 +16,7 @@ import { replaceRecord } from '../claim-records.js';
 import type { ExecutorContext } from '../executor-context.js';
 import { pollTimeoutOf } from '../poll-timeout.js';
 import { afterRecorded, receiptRefFor } from '../receipts/ledger-receipts.js';
-import { isExpired } from '../resolve-gate.js';
+import { claimHasExpired } from '../resolve-gate.js';
 import { completedWith } from '../stored-result.js';
 import { watchTransition } from '../transition-watch.js';
 import type { ReleaseInput, WaitOptions } from '../types.js';
@@ -52,7 +52,7 @@ export async function releaseTransition(
     throw new LedgerReleaseRefusedError(key, 'it is a denial record: the refused call was never claimed', current);
   if (current.outcome === 'COMPLETED') throw new LedgerAlreadyResolvedError(current);
   const now = ctx.clock.now();
-  if (current.outcome === 'IN_FLIGHT' && !isExpired(current, now)) {
+  if (current.outcome === 'IN_FLIGHT' && !claimHasExpired(current, now)) {
     throw new LedgerReleaseRefusedError(key, `a lease is held by \`${current.owner ?? 'unknown'}\``, current);
   }
   // An expired claim whose owner may be alive (paused, partitioned) is not released on the lease alone.
@@ -103,7 +103,7 @@ export async function waitForTransition(
       const record = await load(ctx, key);
       if (record === null) throw new LedgerError(`No transition \`${key}\``, { code: 'ledger_not_found' });
       const now = ctx.clock.now();
-      if (record.outcome !== 'IN_FLIGHT' || isExpired(record, now)) return record;
+      if (record.outcome !== 'IN_FLIGHT' || claimHasExpired(record, now)) return record;
       if (now - start >= timeout) throw new LedgerPollTimeoutError(record, now - start, timeout);
       await watch.pause(ctx.clock, Math.min(interval, timeout - (now - start)), options.signal);
       interval = Math.min(interval * 2, ctx.pollMaxIntervalMs);

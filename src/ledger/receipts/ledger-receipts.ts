@@ -19,7 +19,7 @@ import type { ExecutorContext } from '../executor-context.js';
 import { toRecordedError } from '../stored-result.js';
 import type { LedgerEvent, SweepReceiptsOptions, SweepReceiptsReport } from '../types.js';
 import type { ReceiptWriter, WriteResult } from './receipt-writer.js';
-import { blockedDraft, draftFor, owedReceipt, pendingReceiptRef, type RecordEvent } from './record-receipts.js';
+import { blockedDraft, draftFor, pendingReceiptRef, type RecordEvent, receiptOwedBy } from './record-receipts.js';
 
 /** The `receiptRef` a receipt-worthy write stores: a pending marker when receipts are on, else null. */
 export function receiptRefFor(ctx: ExecutorContext, event: RecordEvent, version: number): string | null {
@@ -66,9 +66,9 @@ export async function settleReceipt(
   writeRef: boolean,
 ): Promise<{ readonly settled: Settled; readonly record: TransitionRecord | null }> {
   const writer = ctx.receipts;
-  let debt: ReturnType<typeof owedReceipt>;
+  let debt: ReturnType<typeof receiptOwedBy>;
   try {
-    debt = writer === undefined ? null : owedReceipt(record);
+    debt = writer === undefined ? null : receiptOwedBy(record);
   } catch (error) {
     ctx.logger?.error?.('Receipt could not be written: the record cannot be read', {
       key: record.key,

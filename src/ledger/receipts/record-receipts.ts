@@ -70,6 +70,11 @@ function owed(record: TransitionRecord, event: RecordEvent, version: number): Ow
 /** The receipt `record` owes, or null when it owes none. */
 export function owedReceipt(record: TransitionRecord): OwedReceipt | null {
   recordArgument('owedReceipt', 'record', record, ['receiptRef', 'outcome', 'key', 'version']);
+  return receiptOwedBy(record);
+}
+
+/** {@link owedReceipt}, for a record the ledger holds (no argument check; a `receiptRef` of the wrong type is still refused). */
+export function receiptOwedBy(record: TransitionRecord): OwedReceipt | null {
   if (record.receiptRef !== null && typeof record.receiptRef !== 'string')
     throw new InvalidArgumentError('owedReceipt', 'record.receiptRef', 'must be a string or null');
   const ref = record.receiptRef;
