@@ -12,6 +12,7 @@ import type { ToolCapability } from '../ledger/tool-capability.js';
 import type { ArgsDriftPolicy, ToolBoundary, ToolIdentity } from '../ledger/types.js';
 import type { DeathSignalPolicy } from '../ledger/worker-death.js';
 import type { RetryPermission, SideEffectClass, Spendability } from '../records/envelope.js';
+import type { SecretField, StoreKind, TargetOf } from '../storage/drivers.js';
 
 /** `production` turns on the rules that refuse unsafe stores and implicit identities. */
 export type ConfigProfile = 'development' | 'production';
@@ -22,40 +23,11 @@ export type ValueSource = { readonly value: string } | { readonly env: string };
 /** A secret: in the file, in an environment variable, or in a file. */
 export type SecretSource = ValueSource | { readonly file: string };
 
-/** Where a ledger keeps its records. */
-export type StoreSettings =
-  | { readonly kind: 'memory' }
-  | {
-      readonly kind: 'sqlite';
-      /** Absolute path of the database file. */
-      readonly path: string;
-      readonly tablePrefix?: string;
-      readonly synchronous?: 'FULL' | 'NORMAL';
-      /** Initialise a missing or schema-less file (default true; the production profile's default false). */
-      readonly create?: boolean;
-    }
-  | {
-      readonly kind: 'redis';
-      /** The server's URL; with `cluster`, the URLs of one or more nodes of a Redis Cluster, separated by commas. */
-      readonly url: ValueSource;
-      /** The URL names nodes of a Redis Cluster: the ledger spreads over every master. */
-      readonly cluster?: boolean;
-      /** `WAIT` after each claim and update (see the driver's `waitForReplicas`). */
-      readonly waitForReplicas?: { readonly replicas: number; readonly timeoutMs: number };
-      readonly prefix?: string;
-      /** Accept an evicting `maxmemory-policy` (see the driver's `allowEviction`). */
-      readonly allowEviction?: boolean;
-      /** False opens only an existing ledger (see the driver's `create`). */
-      readonly create?: boolean;
-    }
-  | {
-      readonly kind: 'postgres';
-      readonly dsn: ValueSource;
-      readonly schema?: string;
-      readonly tablePrefix?: string;
-      /** False opens only an existing ledger (see the driver's `create`). */
-      readonly create?: boolean;
-    };
+/** A store's settings as a config gives them: a driver's target, each secret (a URL, a DSN) as a source. */
+type Sourced<T> = { readonly [K in keyof T]: K extends SecretField ? ValueSource : T[K] };
+
+/** Where a ledger keeps its records: a store of a kind the drivers know (see `storage/drivers.ts`). */
+export type StoreSettings = { readonly [K in StoreKind]: Sourced<TargetOf<K>> }[StoreKind];
 
 /** Which tools or tasks a ledger covers: every configured one, or the listed ones. */
 export type LedgerCoverage = 'all' | readonly string[];
