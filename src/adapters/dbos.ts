@@ -16,12 +16,4 @@ export {
   ledgeredStep,
 } from './dbos/ledgered-step.js';
 export { ledgeredStepTool, type StepToolSpec } from './dbos/step-tool.js';
-export {
-  type DurableBoundary,
-  type DurableOperation,
-  type DurableOperationContext,
-  type DurableOperationSpec,
-  type DurableRunOptions,
-  isFinalDurableError,
-  runDurableOperation,
-} from './durable/run-durable-operation.js';
+export * from './durable/public.js';

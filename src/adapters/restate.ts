@@ -5,15 +5,7 @@
  *
  * @module
  */
-export {
-  type DurableBoundary,
-  type DurableOperation,
-  type DurableOperationContext,
-  type DurableOperationSpec,
-  type DurableRunOptions,
-  isFinalDurableError,
-  runDurableOperation,
-} from './durable/run-durable-operation.js';
+export * from './durable/public.js';
 export {
   type LedgeredRunOptions,
   ledgeredRun,
