@@ -9,17 +9,21 @@ import type { LedgerIdentity, LedgerStorage, StorageCapabilities, StorageHazard 
 import { createdResult, decodeRecord, encodeRecord } from './record-codec.js';
 import { hasHashTag } from './redis/cluster.js';
 import { createClusterStorage } from './redis/cluster-storage.js';
-import { createScriptRunner, type RedisClientLike, replyArray, replyText, toStorageError } from './redis/connection.js';
+import { createScriptRunner, type RedisClientLike, replyText, toStorageError } from './redis/connection.js';
 import { connectionOf, type RedisConnectionOptions } from './redis/connection-options.js';
-import { listRecords, marker, planList } from './redis/list.js';
+import { listRecords, planList } from './redis/list.js';
 import {
-  keepHazards,
-  markerGoneError,
-  maxmemoryHazards,
-  orphanTicketError,
-  type RedisPreflight,
-  runPreflight,
-} from './redis/preflight.js';
+  createArgs,
+  createKeys,
+  createOutcome,
+  type RecordLayout,
+  ticketCommand,
+  ticketOutcome,
+  updateArgs,
+  updateKeys,
+  updateOutcome,
+} from './redis/operations.js';
+import { keepHazards, maxmemoryHazards, type RedisPreflight, runPreflight } from './redis/preflight.js';
 import {
   createReplicationGate,
   type MasterReplicas,
@@ -172,6 +176,7 @@ export function createRedisStorage(
   const ticketIndexKey = (ticketKey: string): string => `${prefix}ticket:${ticketKey}`;
   const locationOf = (key: string): string => `redis:${recordKey(key)}`;
   const markerKey = `${prefix}ledger`;
+  const layout: RecordLayout = { recordPrefix, index: indexKey, marker: markerKey, ticketPrefix: `${prefix}ticket:` };
   const preflightSettings = {
     markerKey,
     indexKey,
@@ -252,31 +257,30 @@ export function createRedisStorage(
 
     // create and update are on every ledgered call: one async frame each, one command array.
     async create(record) {
-      const { key, ticketKey } = record;
+      const { key } = record;
       try {
         const ready = source.client('create');
         const client = ready instanceof Promise ? await ready : ready;
         const ledgerId = preflight?.identity.ledgerId ?? (await ledgerIdOf(client));
         const doc = encodeRecord(record);
-        const command =
-          ticketKey === null
-            ? ['EVALSHA', createSha, '3', recordKey(key), indexKey, markerKey]
-            : ['EVALSHA', createSha, '4', recordKey(key), indexKey, markerKey, ticketIndexKey(ticketKey)];
-        command.push(recordPrefix, key, doc, String(record.version), String(record.updatedAt));
-        command.push(record.outcome, record.tool, record.kind, marker(ticketKey), ledgerId);
-        const reply = replyArray(await scripts.send(client, CREATE_RECORD_SCRIPT, command));
-        const status = replyText(reply[0]);
-        if (status === 'created') {
-          if (waitForReplicas !== null) await replicated('create', client, recordKey(key));
-          return createdResult(doc, locationOf(key));
-        }
-        if (status === 'ledger') throw markerGoneError(markerKey, ledgerId);
-        const text = replyText(reply[1]);
-        if (status === 'orphan') throw orphanTicketError(locationOf(text ?? key));
-        if ((status === 'key' || status === 'ticket') && typeof text === 'string') {
-          return { created: false, conflict: status, record: decodeRecord(text, locationOf(key)) };
-        }
-        throw new TypeError('Unexpected reply from the Redis create script');
+        const keys = createKeys(layout, record);
+        const command = [
+          'EVALSHA',
+          createSha,
+          String(keys.length),
+          ...keys,
+          ...createArgs(layout, record, doc, ledgerId),
+        ];
+        const outcome = createOutcome(
+          await scripts.send(client, CREATE_RECORD_SCRIPT, command),
+          layout,
+          ledgerId,
+          locationOf,
+          key,
+        );
+        if (outcome !== 'created') return outcome;
+        if (waitForReplicas !== null) await replicated('create', client, recordKey(key));
+        return createdResult(doc, locationOf(key));
       } catch (error) {
         throw toStorageError('create', locationOf(key), error);
       }
@@ -287,25 +291,19 @@ export function createRedisStorage(
         const ready = source.client('update');
         const client = ready instanceof Promise ? await ready : ready;
         const ledgerId = preflight?.identity.ledgerId ?? (await ledgerIdOf(client));
+        const keys = updateKeys(layout, key);
         let candidate = next;
         // At most two rounds: the stored ticket never changes, so a re-encoded record matches it.
         for (let round = 0; round < 2; round += 1) {
-          const command = ['EVALSHA', updateSha, '3', recordKey(key), indexKey, markerKey, key];
-          command.push(String(expectedVersion), encodeRecord(candidate), String(candidate.version));
-          command.push(String(candidate.updatedAt), candidate.outcome, candidate.tool, candidate.kind);
-          command.push(marker(candidate.ticketKey), ledgerId);
-          const reply = await scripts.send(client, updateScript, command);
-          if (reply === 1) {
+          const args = updateArgs(key, expectedVersion, candidate, encodeRecord(candidate), ledgerId);
+          const command = ['EVALSHA', updateSha, '3', ...keys, ...args];
+          const outcome = updateOutcome(await scripts.send(client, updateScript, command), layout, ledgerId);
+          if (outcome === true) {
             if (waitForReplicas !== null) await replicated('update', client, recordKey(key));
             return true;
           }
-          if (reply === 0) return false;
-          const answer = replyArray(reply);
-          if (replyText(answer[0]) === 'ledger') throw markerGoneError(markerKey, ledgerId);
-          const stored = replyText(answer[1]);
-          if (replyText(answer[0]) !== 'ticket' || typeof stored !== 'string') break;
-          // The ticket index entry belongs to the record that first claimed it; updates never move it.
-          candidate = { ...candidate, ticketKey: stored === '' ? null : stored.slice(1) };
+          if (outcome === false) return false;
+          candidate = { ...candidate, ticketKey: outcome.ticketKey };
         }
         throw new TypeError('Unexpected reply from the Redis update script');
       } catch (error) {
@@ -316,16 +314,13 @@ export function createRedisStorage(
     async findByTicket(ticketKey) {
       return withClient('findByTicket', `redis:${ticketIndexKey(ticketKey)}`, async (client) => {
         const ledgerId = await ledgerIdOf(client);
-        const keys = [ticketIndexKey(ticketKey), markerKey];
-        const reply = await scripts.run(client, FIND_BY_TICKET_SCRIPT, keys, [recordPrefix, ledgerId]);
-        if (!Array.isArray(reply) && replyText(reply) === null) return null;
-        const [status, key, text] = replyArray(reply).map(replyText);
-        if (status === 'ledger') throw markerGoneError(markerKey, ledgerId);
-        if (status === 'orphan') throw orphanTicketError(locationOf(key ?? ''));
-        if (status !== 'found' || typeof key !== 'string' || typeof text !== 'string') {
-          throw new TypeError('Unexpected reply from the Redis ticket script');
-        }
-        return decodeRecord(text, locationOf(key));
+        const { keys, args } = ticketCommand(layout, ticketKey, ledgerId);
+        return ticketOutcome(
+          await scripts.run(client, FIND_BY_TICKET_SCRIPT, keys, args),
+          layout,
+          ledgerId,
+          locationOf,
+        );
       });
     },
 

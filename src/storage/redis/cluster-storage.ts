@@ -23,16 +23,19 @@ import type {
 import { createdResult, decodeRecord, encodeRecord } from '../record-codec.js';
 import { BUCKET_TAGS, BUCKETS, bucketOf, type ClusterRouting } from './cluster.js';
 import { listAcrossBuckets } from './cluster-list.js';
+import { connectHeard, createScriptRunner, type RedisClientLike, replyText, toStorageError } from './connection.js';
+import { planList } from './list.js';
 import {
-  connectHeard,
-  createScriptRunner,
-  type RedisClientLike,
-  replyArray,
-  replyText,
-  toStorageError,
-} from './connection.js';
-import { marker, planList } from './list.js';
-import { keepHazards, ledgerIdentity, markerGoneError, maxmemoryHazards, orphanTicketError } from './preflight.js';
+  createArgs,
+  createKeys,
+  createOutcome,
+  ticketCommand,
+  ticketOutcome,
+  updateArgs,
+  updateKeys,
+  updateOutcome,
+} from './operations.js';
+import { keepHazards, ledgerIdentity, maxmemoryHazards } from './preflight.js';
 import { createReplicationGate, type WaitForReplicas } from './replication.js';
 import { CREATE_RECORD_SCRIPT, FIND_BY_TICKET_SCRIPT, SHARDED_UPDATE_RECORD_SCRIPT } from './scripts.js';
 import { createSubscriptions } from './subscriptions.js';
@@ -212,16 +215,9 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
 
   async function findIn(at: number, ticketKey: string, ledgerId: string): Promise<TransitionRecord | null> {
     const where = bucket(at);
-    const keys = [`${where.ticketPrefix}${ticketKey}`, where.marker];
-    const reply = await scripts.run(client, FIND_BY_TICKET_SCRIPT, keys, [where.recordPrefix, ledgerId]);
-    if (!Array.isArray(reply) && replyText(reply) === null) return null;
-    const [status, key, text] = replyArray(reply).map(replyText);
-    if (status === 'ledger') throw markerGoneError(where.marker, ledgerId);
-    if (status === 'orphan') throw orphanTicketError(locationOf(key ?? '', at));
-    if (status !== 'found' || typeof key !== 'string' || typeof text !== 'string') {
-      throw new TypeError('Unexpected reply from the Redis ticket script');
-    }
-    return decodeRecord(text, locationOf(key, at));
+    const { keys, args } = ticketCommand(where, ticketKey, ledgerId);
+    const reply = await scripts.run(client, FIND_BY_TICKET_SCRIPT, keys, args);
+    return ticketOutcome(reply, where, ledgerId, (key) => locationOf(key, at));
   }
 
   return {
@@ -259,24 +255,13 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
             `the ticket is routed to bucket ${elsewhere}, which holds no record for it, and the record belongs in bucket ${at}`,
           );
         }
-        const keys = [`${where.recordPrefix}${key}`, where.index, where.marker];
-        if (ticketKey !== null) keys.push(`${where.ticketPrefix}${ticketKey}`);
+        const keys = createKeys(where, record);
         const doc = encodeRecord(record);
-        const args = [where.recordPrefix, key, doc, String(record.version), String(record.updatedAt)];
-        args.push(record.outcome, record.tool, record.kind, marker(ticketKey), ledgerId);
-        const reply = replyArray(await scripts.run(client, CREATE_RECORD_SCRIPT, keys, args));
-        const status = replyText(reply[0]);
-        if (status === 'created') {
-          await replicated('create', keys[0] as string);
-          return createdResult(doc, locationOf(key, at));
-        }
-        if (status === 'ledger') throw markerGoneError(where.marker, ledgerId);
-        const text = replyText(reply[1]);
-        if (status === 'orphan') throw orphanTicketError(locationOf(text ?? key, at));
-        if ((status === 'key' || status === 'ticket') && typeof text === 'string') {
-          return { created: false, conflict: status, record: decodeRecord(text, locationOf(key, at)) };
-        }
-        throw new TypeError('Unexpected reply from the Redis create script');
+        const reply = await scripts.run(client, CREATE_RECORD_SCRIPT, keys, createArgs(where, record, doc, ledgerId));
+        const outcome = createOutcome(reply, where, ledgerId, (held) => locationOf(held, at), key);
+        if (outcome !== 'created') return outcome;
+        await replicated('create', keys[0] as string);
+        return createdResult(doc, locationOf(key, at));
       } catch (error) {
         throw toStorageError('create', locationOf(key, at), error);
       }
@@ -290,22 +275,20 @@ export function createClusterStorage(options: ClusterStorageOptions): ClusterSto
         const ledgerId = await ledgerIdOf();
         let candidate = next;
         // At most two rounds: the stored ticket never changes, so a re-encoded record matches it.
+        const keys = updateKeys(where, key);
         for (let round = 0; round < 2; round += 1) {
-          const keys = [`${where.recordPrefix}${key}`, where.index, where.marker];
-          const args = [key, String(expectedVersion), encodeRecord(candidate), String(candidate.version)];
-          args.push(String(candidate.updatedAt), candidate.outcome, candidate.tool, candidate.kind);
-          args.push(marker(candidate.ticketKey), ledgerId);
-          const reply = await scripts.run(client, SHARDED_UPDATE_RECORD_SCRIPT, keys, args);
-          if (reply === 1) {
+          const args = updateArgs(key, expectedVersion, candidate, encodeRecord(candidate), ledgerId);
+          const outcome = updateOutcome(
+            await scripts.run(client, SHARDED_UPDATE_RECORD_SCRIPT, keys, args),
+            where,
+            ledgerId,
+          );
+          if (outcome === true) {
             await replicated('update', keys[0] as string);
             return true;
           }
-          if (reply === 0) return false;
-          const answer = replyArray(reply);
-          if (replyText(answer[0]) === 'ledger') throw markerGoneError(where.marker, ledgerId);
-          const stored = replyText(answer[1]);
-          if (replyText(answer[0]) !== 'ticket' || typeof stored !== 'string') break;
-          candidate = { ...candidate, ticketKey: stored === '' ? null : stored.slice(1) };
+          if (outcome === false) return false;
+          candidate = { ...candidate, ticketKey: outcome.ticketKey };
         }
         throw new TypeError('Unexpected reply from the Redis update script');
       } catch (error) {
