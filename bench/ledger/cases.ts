@@ -39,7 +39,9 @@ export function ticketSource(): () => string {
 /**
  * The ledgered cases over `storage`, which is asked for a store at the start of every round (a
  * fresh one for memory, so its map does not grow for the whole run; the same one for drivers).
- * `create` is the ledger's factory: another build's, for the A/B bench.
+ * One ledger serves every round on the same store, as a server keeps one for its lifetime (a new
+ * ledger per round left the code the previous one had warmed to be thrown away at the next full
+ * collection). `create` is the ledger's factory: another build's, for the A/B bench.
  */
 export function ledgerCases(
   label: string,
@@ -47,8 +49,16 @@ export function ledgerCases(
   create: typeof createLedger = createLedger,
 ): Record<CaseKind, TimedCase> {
   const nextTicket = ticketSource();
-  const toolOver = (body: typeof noopBody) =>
-    create({ storage: storage(), agentId: 'bench-agent', policyVersion: 'bench.1' }).tool(SPEC, body);
+  const ledgers = new WeakMap<LedgerStorage, ReturnType<typeof createLedger>>();
+  const toolOver = (body: typeof noopBody) => {
+    const store = storage();
+    let ledger = ledgers.get(store);
+    if (ledger === undefined) {
+      ledger = create({ storage: store, agentId: 'bench-agent', policyVersion: 'bench.1' });
+      ledgers.set(store, ledger);
+    }
+    return ledger.tool(SPEC, body);
+  };
   return {
     call: {
       name: `${label}: ${CASE_TITLES.call}`,
