@@ -145,9 +145,13 @@ function frozenRecord(r: TransitionRecord, current: TransitionRecord | null): Tr
   return Object.freeze(out);
 }
 
-/** A deep-frozen copy of a JSON value in its JSON form. */
+/**
+ * A deep-frozen copy of a JSON value in its JSON form; a value that is already one (a decision the
+ * ledger froze, a copy this store made) is shared as it is, since nobody can change it.
+ */
 function frozenJsonCopy(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (isFrozenJson(value, 0)) return value;
   try {
     return plainCopy(value, 0);
   } catch (error) {
@@ -155,6 +159,31 @@ function frozenJsonCopy(value: unknown): unknown {
     // Dates, `toJSON`, class instances, non-finite numbers: JSON itself decides their form.
     return deepFreeze(JSON.parse(JSON.stringify(value)));
   }
+}
+
+/**
+ * True when `value` is frozen plain JSON all the way down, already in the form {@link plainCopy}
+ * would give it: frozen arrays without holes or undefined members, frozen objects of the plain
+ * prototype without undefined members, strings, booleans, finite numbers and null. It allocates
+ * nothing.
+ */
+function isFrozenJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value !== 'object' || depth > 64 || !Object.isFrozen(value)) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value) || !isFrozenJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined || !isFrozenJson(member, depth + 1)) return false;
+  }
+  return true;
 }
 
 function plainCopy(value: unknown, depth: number): unknown {

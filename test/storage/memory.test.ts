@@ -66,4 +66,21 @@ describe('memory storage itself', () => {
     expect(updated?.scope).toEqual({ threadId: 't1' });
     expect(Object.isFrozen(updated?.result)).toBe(true);
   });
+
+  it('shares a value that is frozen JSON all the way down, and copies one with anything mutable or not JSON inside', async () => {
+    const storage = createMemoryStorage();
+    const frozen = Object.freeze({ ok: true, lines: Object.freeze([1, Object.freeze({ n: 2 })]) });
+    const shallow = Object.freeze({ ok: true, lines: [1, 2] });
+    const holey = Object.freeze([1, undefined]);
+    const created = await storage.create({ ...makeTestRecord({ key: 'k-frozen' }), result: frozen });
+    const second = await storage.create({ ...makeTestRecord({ key: 'k-shallow' }), result: shallow });
+    const third = await storage.create({ ...makeTestRecord({ key: 'k-holey' }), result: holey as never });
+
+    expect(created.record.result).toBe(frozen);
+    expect(second.record.result).not.toBe(shallow);
+    shallow.lines.push(3);
+    expect(second.record.result).toEqual({ ok: true, lines: [1, 2] });
+    expect(Object.isFrozen((second.record.result as { lines: unknown[] }).lines)).toBe(true);
+    expect(third.record.result).toEqual([1, null]);
+  });
 });
