@@ -17,6 +17,7 @@ import { bounded } from '../../src/boundary/bounded.js';
 import { compileSchema } from '../../src/boundary/compile-schema.js';
 import { validate } from '../../src/boundary/validate.js';
 import { Histogram, type Stats } from '../lib/histogram.js';
+import { roundsText } from '../lib/measure.js';
 
 const quick = process.argv.includes('--quick');
 const plan = quick ? { warmupMs: 300, durationMs: 1200, rounds: 3 } : { warmupMs: 1000, durationMs: 5000, rounds: 5 };
@@ -146,7 +147,7 @@ async function main(): Promise<void> {
   const md = [
     '# Tool-boundary benchmark',
     '',
-    `- Command: \`${command}\` (${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds)`,
+    `- Command: \`${command}\` (${plan.warmupMs} ms warm-up, then ${roundsText(plan)})`,
     `- Date: ${new Date().toISOString()}`,
     `- Machine: Node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} (${cpus().length} cores), ${platform()} ${release()} ${arch()}; load average (1 min) ${loadStart.toFixed(2)} at start, ${loadEnd.toFixed(2)} at end`,
     '',

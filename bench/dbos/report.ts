@@ -4,7 +4,7 @@
 import { type Figure, figure, headerLines, us, writeArea } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
-import type { Plan } from '../lib/measure.js';
+import { type Plan, roundsText } from '../lib/measure.js';
 
 /** One measured case. */
 export interface Measured {
@@ -110,7 +110,7 @@ export async function writeDbosReport(report: DbosReport): Promise<void> {
     '# Against DBOS Transact (PostgreSQL)',
     '',
     ...headerLines(report.command, report.loadAtStart, new Date()),
-    `- Plan: ${report.mode} mode; first calls and replays ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds; crashes ${report.crashRounds} interleaved rounds of one killed child per case (${report.crashes.map((c) => c.perChild).join(' / ')} calls per child)`,
+    `- Plan: ${report.mode} mode; first calls and replays ${plan.warmupMs} ms warm-up, then ${roundsText(plan)}; crashes ${report.crashRounds} interleaved rounds of one killed child per case (${report.crashes.map((c) => c.perChild).join(' / ')} calls per child)`,
     '',
     `Both systems run in one process on the same PostgreSQL 15 server (127.0.0.1:5432, database \`dbos_bench\`,
 server defaults: \`synchronous_commit=on\`, \`fsync=on\`), each through its own \`pg\` pool of 10. hyphae:

@@ -16,7 +16,7 @@ import { createPostgresStorage } from '../../src/storage/postgres.js';
 import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
-import { measureCases, type Plan, type TimedCase } from '../lib/measure.js';
+import { measureCases, type Plan, roundsText, type TimedCase } from '../lib/measure.js';
 import { randomKey } from '../lib/random-key.js';
 
 const quick = process.argv.includes('--quick');
@@ -207,7 +207,7 @@ async function writeReport(
     '# DBOS step with and without the ledger (PostgreSQL)',
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode; ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode; ${plan.warmupMs} ms warm-up, then ${roundsText(plan)}`,
     '',
     `One process, one PostgreSQL database (\`${DATABASE}\` on 127.0.0.1:5432, server defaults): DBOS Transact
 5.3.0's system tables, the step's table and hyphae's ledger tables (\`createPostgresStorage\`, its own pool).

@@ -12,7 +12,7 @@ import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/ar
 import type { StorageCalls } from '../lib/counting-storage.js';
 import { Histogram, type Stats } from '../lib/histogram.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
-import { measureCases, type Plan } from '../lib/measure.js';
+import { measureCases, type Plan, roundsText } from '../lib/measure.js';
 import { type BuiltApp, buildApp, type HostedApp, hostApp, type WorkflowName } from './workflow-app.js';
 
 const quick = process.argv.includes('--quick');
@@ -174,7 +174,7 @@ async function writeReport(
     '# Workflow DevKit step with and without the ledger (SQLite)',
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode; ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds; ${base.ops} stock runs`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode; ${plan.warmupMs} ms warm-up, then ${roundsText(plan)}; ${base.ops} stock runs`,
     '',
     `One process: \`workflow\` 4.8.9's app, built by \`workflow build\` (standalone target), served by a plain
 \`node:http\` server on the local world (its defaults: runs, steps and events as JSON files, a queue that

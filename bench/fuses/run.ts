@@ -13,7 +13,7 @@ import { relative } from 'node:path';
 import type { Figure } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
-import { measureCases, type Plan } from '../lib/measure.js';
+import { measureCases, type Plan, roundsText } from '../lib/measure.js';
 import { CASE, FIVE_FIELD_SPEC, fuseCases, sinkValue, type Validator } from './cases.js';
 
 const quick = process.argv.includes('--quick');
@@ -98,7 +98,7 @@ function markdown(stats: ReadonlyMap<string, Stats>, note: string, target: strin
   return [
     '# Fuse benchmark',
     '',
-    `- Command: \`${commandLine()}\` (${quick ? 'quick' : 'full'} mode: ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds)`,
+    `- Command: \`${commandLine()}\` (${quick ? 'quick' : 'full'} mode: ${plan.warmupMs} ms warm-up, then ${roundsText(plan)})`,
     `- Date: ${new Date().toISOString()}`,
     `- Machine: ${machine()}; load average (1 min) ${load[0]?.toFixed(2)} at start, ${loadavg()[0]?.toFixed(2)} at end`,
     `- ${note}`,

@@ -12,7 +12,7 @@ import { commandLine, type Figure, figure, headerLines, load, us, writeArea } fr
 import type { Stats } from '../lib/histogram.js';
 import { type FlightStats, measureInFlight } from '../lib/in-flight.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
-import { measureCases, type TimedCase } from '../lib/measure.js';
+import { measureCases, roundsText, type TimedCase } from '../lib/measure.js';
 import { type BenchRedisClient, onBenchRedis } from '../lib/redis-bench-client.js';
 import { type LedgerBuild, revisionBuild, workingTreeBuild } from './ab-builds.js';
 import { ledgerCases } from './cases.js';
@@ -66,7 +66,7 @@ function markdownOf(command: string, loadAtStart: number, base: LedgerBuild, hea
     '# A/B: an earlier build of the ledger against this one',
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${roundsText(plan)}`,
     `- base: \`${base.source}\``,
     `- head: \`${head.source}\``,
     '',
@@ -74,6 +74,8 @@ function markdownOf(command: string, loadAtStart: number, base: LedgerBuild, hea
     'one process; every case of both runs in the same rounds, one call at a time, on one node-redis client',
     'to the shared server (127.0.0.1:6379). Each case is `ledger.tool` with an `idempotent_mutate` spec and a',
     'no-op body at default ledger options: a fresh tool call id per call, or one completed call replayed.',
+    'Each build keeps one ledger per store for the whole run (a fresh memory store, and so a fresh ledger,',
+    'each round).',
     'Powertools (`makeIdempotent` over its cache persistence layer, defaults) runs in the same rounds.',
     'Ratio = head ÷ base: below 1 the head is faster.',
     '',

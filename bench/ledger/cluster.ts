@@ -24,7 +24,7 @@ import { startOwnCluster } from '../../test/helpers/redis-cluster.js';
 import { commandLine, type Figure, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
 import { type FlightPlan, type FlightStats, measureInFlight } from '../lib/in-flight.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
-import type { TimedCase } from '../lib/measure.js';
+import { roundsText, type TimedCase } from '../lib/measure.js';
 import { randomKey } from '../lib/random-key.js';
 import { parseDoc, type WrittenDoc } from '../lib/written-docs.js';
 import { countWrites } from './write-counts.js';
@@ -315,7 +315,7 @@ function markdownOf(command: string, loadAtStart: number, rows: readonly Row[], 
     '# Redis Cluster beside one Redis server',
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode, per row ${plan(1).warmupMs} ms warm-up, then ${plan(1).durationMs / 1000} s per case in ${plan(1).rounds} interleaved rounds`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode, per row ${plan(1).warmupMs} ms warm-up, then ${roundsText(plan(1))}`,
     '',
     'A ledgered no-op call (`idempotent_mutate`, a fresh tool call id, each call in one of 256 runs so the',
     'cluster spreads them over its buckets) against the raw round trips the driver makes for it (its create',

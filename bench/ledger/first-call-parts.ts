@@ -16,7 +16,7 @@ import { createdResult, decodeRecord, encodeRecord } from '../../src/storage/rec
 import { commandLine, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
-import { measureCases, type TimedCase } from '../lib/measure.js';
+import { measureCases, roundsText, type TimedCase } from '../lib/measure.js';
 import { type BenchRedisClient, onBenchRedis } from '../lib/redis-bench-client.js';
 import { openRawRedis } from '../lib/redis-raw.js';
 import { ledgerCases } from './cases.js';
@@ -242,7 +242,7 @@ async function writeReport(
     '# Where a call’s time goes on Redis, layer by layer',
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds (first calls, then replays)`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${roundsText(plan)} (first calls, then replays)`,
     '',
     `One node-redis client on the shared server (127.0.0.1:6379), calls one at a time. The rows climb from
 the bare round trips a call needs (PING), through the ledger over a store that costs one PING per write

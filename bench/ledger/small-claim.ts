@@ -11,7 +11,7 @@ import { createRedisStorage } from '../../src/storage/redis.js';
 import { commandLine, type Figure, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
 import type { Stats } from '../lib/histogram.js';
 import { markdownTable } from '../lib/markdown-table.js';
-import { measureCases, type TimedCase } from '../lib/measure.js';
+import { measureCases, roundsText, type TimedCase } from '../lib/measure.js';
 import { onBenchRedis } from '../lib/redis-bench-client.js';
 import { ledgerCases } from './cases.js';
 import { comparisonPlan, powertoolsCases } from './powertools-cases.js';
@@ -37,7 +37,7 @@ function markdownOf(command: string, loadAtStart: number, stats: Record<System, 
     '# A small claim: a prototype Redis layout through the whole ledger',
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${roundsText(plan)}`,
     '',
     'One node-redis client on the shared server (127.0.0.1:6379), calls one at a time, every case in the',
     'same rounds. The ledger runs at its defaults over the Redis driver, and over the prototype in',

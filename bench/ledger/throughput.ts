@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { commandLine, type Figure, figure, headerLines, load, us, writeArea } from '../lib/area-report.js';
 import { type FlightPlan, type FlightStats, measureInFlight } from '../lib/in-flight.js';
 import { type Column, markdownTable } from '../lib/markdown-table.js';
+import { roundsText } from '../lib/measure.js';
 import type { Backend } from './backend.js';
 import { BACKENDS } from './backends/index.js';
 import { ledgerCases } from './cases.js';
@@ -95,7 +96,7 @@ function markdownOf(command: string, loadAtStart: number, rows: readonly Row[], 
     `# Ledger throughput, ${IN_FLIGHT} calls in flight`,
     '',
     ...headerLines(command, loadAtStart, new Date()),
-    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds`,
+    `- Plan: ${quick ? 'quick' : 'full'} mode, ${plan.warmupMs} ms warm-up, then ${roundsText(plan)}`,
     ...(skipped.length === 0 ? [] : [`- Not run: ${skipped.join('; ')}`]),
     '',
     `${IN_FLIGHT} workers in one process each await a call and start the next, so ${IN_FLIGHT} calls are always in`,
@@ -106,6 +107,11 @@ function markdownOf(command: string, loadAtStart: number, rows: readonly Row[], 
     'every call over one client connection (node-redis, or ioredis through `fromIoredis`; both pipeline);',
     'PostgreSQL over a `pg` pool of 10 connections;',
     'better-sqlite3 is synchronous, so SQLite calls run one at a time whatever the number in flight.',
+    'One ledger serves every round of a store, as a server keeps one. Each round starts with a full',
+    'collection, then keeps the calls in flight for half a round unmeasured before it measures: a forced',
+    'collection throws away the optimised code whose objects died, and the first few hundred milliseconds',
+    'after one cost about 1.5× the CPU per call on Redis (before 2026-12-07 the bench made a fresh ledger',
+    'each round and measured from the collection on).',
     '',
     ...table,
     '',

@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Histogram } from './histogram.js';
-import { collectGarbage, type Op, type TimedCase } from './measure.js';
+import { collectGarbage, type Op, SETTLE_SHARE, type TimedCase } from './measure.js';
 
 /** Warm-up, measuring time per case, rounds, and the number of calls kept in flight. */
 export interface FlightPlan {
@@ -60,10 +60,9 @@ export async function flight(
  * Measure `cases` under `plan`; results come back in the order of `cases`.
  *
  * Each round starts with a full collection (so one case's garbage is not collected on another's
- * clock), then keeps the case's calls in flight for half a round unmeasured before it measures:
- * a forced full collection leaves V8 cold, and with calls in flight the first few hundred
- * milliseconds after one ran at about 1.5× the CPU per call of a warm process on the Redis cases.
- * A server that is not told to collect never pays that.
+ * clock), then keeps the case's calls in flight for {@link SETTLE_SHARE} of a round unmeasured before
+ * it measures: with calls in flight on Redis, the first few hundred milliseconds after a forced
+ * collection ran at about 1.5× the CPU per call of a warm process.
  */
 export async function measureInFlight(cases: readonly TimedCase[], plan: FlightPlan): Promise<FlightStats[]> {
   const runs = cases.map((timed) => ({ timed, histogram: new Histogram(), calls: 0, elapsedMs: 0, cpuUs: 0 }));
@@ -72,7 +71,7 @@ export async function measureInFlight(cases: readonly TimedCase[], plan: FlightP
     for (const run of runs) {
       collectGarbage();
       const op = await run.timed.start();
-      await flight(op, plan.inFlight, plan.durationMs / plan.rounds / 2, null);
+      await flight(op, plan.inFlight, (plan.durationMs / plan.rounds) * SETTLE_SHARE, null);
       const cpu = process.cpuUsage();
       const { calls, elapsedMs } = await flight(op, plan.inFlight, plan.durationMs / plan.rounds, run.histogram);
       const spent = process.cpuUsage(cpu);

@@ -6,7 +6,7 @@ import { type Figure, figure, headerLines, us, writeArea } from './area-report.j
 import type { Stats } from './histogram.js';
 import type { FlightPlan, FlightStats } from './in-flight.js';
 import { type Column, markdownTable } from './markdown-table.js';
-import type { Plan } from './measure.js';
+import { type Plan, roundsText } from './measure.js';
 import type { RaceTally } from './race.js';
 
 /** One measured case. */
@@ -248,7 +248,7 @@ export function powertoolsMarkdown(report: PowertoolsReport, date: Date): string
     '# Against @aws-lambda-powertools/idempotency (Redis)',
     '',
     ...headerLines(report.command, report.loadAtStart, date),
-    `- Plan: ${report.mode} mode, ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds`,
+    `- Plan: ${report.mode} mode, ${plan.warmupMs} ms warm-up, then ${roundsText(plan)}`,
     '',
     'Both libraries guard the same no-op on the same Redis server (127.0.0.1:6379) through a node-redis v5',
     'client. hyphae: `createLedger` over `createRedisStorage({ client })`, `ledger.tool` with an',
@@ -276,7 +276,7 @@ export function powertoolsMarkdown(report: PowertoolsReport, date: Date): string
     'on its connection), so the server is never idle between requests: calls per second, the latency of one',
     'call while the others are in flight, and the process CPU per call. Nothing else differs from the',
     `single-call rows (same client, server, defaults). Plan: ${report.inFlight.plan.warmupMs} ms warm-up, then`,
-    `${report.inFlight.plan.durationMs / 1000} s per case in ${report.inFlight.plan.rounds} interleaved rounds.`,
+    `${roundsText(report.inFlight.plan)}.`,
     '',
     ...inFlightTable(report),
     '',

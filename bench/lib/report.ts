@@ -8,7 +8,7 @@ import type { WriteCount } from '../ledger/write-counts.js';
 import { type Figure, load, machine, round, us } from './area-report.js';
 import type { Stats } from './histogram.js';
 import { type Column, markdownTable } from './markdown-table.js';
-import type { Plan } from './measure.js';
+import { type Plan, roundsText } from './measure.js';
 
 /** One measured case and the baseline it is compared with. */
 export interface Row {
@@ -172,7 +172,7 @@ export function markdownOf(report: Report, date: Date): string {
   return [
     '# Ledger benchmark',
     '',
-    `- Command: \`${report.command}\` (${report.mode} mode: ${plan.warmupMs} ms warm-up, then ${plan.durationMs / 1000} s per case in ${plan.rounds} interleaved rounds)`,
+    `- Command: \`${report.command}\` (${report.mode} mode: ${plan.warmupMs} ms warm-up, then ${roundsText(plan)})`,
     `- Date: ${date.toISOString()}`,
     `- Machine: ${machine()}; load average (1 min) ${report.loadAtStart.toFixed(2)} at start, ${load().toFixed(2)} at end`,
     '- Files: SQLite databases in a fresh temporary directory (removed afterwards); WAL mode as the driver opens them',
