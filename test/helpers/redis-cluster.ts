@@ -5,7 +5,8 @@
  * cannot start fails the file; otherwise its tests are skipped.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,13 +73,46 @@ async function until(check: () => Promise<boolean>, what: string, attempts = 400
   throw new Error(`Own Redis Cluster: ${what}`);
 }
 
+/** True when something accepts a TCP connection on 127.0.0.1:`port`. */
+export function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** How far apart the blocks of ports tried for one cluster are. */
+export const PORT_BLOCK_STEP = 1000;
+
+/**
+ * The first block of `count` ports from `basePort`, then `basePort + 1000`, ... (up to five more),
+ * on which nothing answers. A server left on the file's ports by an interrupted run (its servers
+ * run daemonized) answers their PING and has no pid file of this run; the cluster moves past it.
+ */
+export async function freePortBlock(basePort: number, count: number): Promise<number[]> {
+  for (let shift = 0; shift <= 5 * PORT_BLOCK_STEP; shift += PORT_BLOCK_STEP) {
+    const ports = Array.from({ length: count }, (_, i) => basePort + shift + i);
+    const answering = await Promise.all(ports.map(portAnswers));
+    if (!answering.includes(true)) return ports;
+  }
+  throw new Error(
+    `Own Redis Cluster: every block of ${count} ports from ${basePort} (step ${PORT_BLOCK_STEP}) is in use`,
+  );
+}
+
 /**
  * Start six servers on `basePort`..`basePort + 5` and join them into three masters with a replica
- * each (or, with `replicas` 0, three masters on `basePort`..`basePort + 2`). `cluster-node-timeout` is short (1 s) so a killed master fails over within seconds.
+ * each (or, with `replicas` 0, three masters on `basePort`..`basePort + 2`); when something already
+ * answers on one of those ports, on the next free block ({@link freePortBlock}).
+ * `cluster-node-timeout` is short (1 s) so a killed master fails over within seconds.
  */
 export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Promise<OwnCluster> {
+  const ports = await freePortBlock(basePort, replicas === 1 ? 6 : 3);
   const dir = mkdtempSync(join(tmpdir(), 'hyphae-cluster-'));
-  const ports = (replicas === 1 ? [0, 1, 2, 3, 4, 5] : [0, 1, 2]).map((i) => basePort + i);
   const pids = new Map<number, number>();
   const cli = async (port: number, ...args: string[]): Promise<string> =>
     (await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args])).stdout;
@@ -98,6 +132,8 @@ export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Pr
       ...['--logfile', join(dir, `${port}.log`)],
     ]);
     await until(async () => (await cli(port, 'PING')).trim() === 'PONG', `port ${port} did not answer`);
+    // A server that answers without writing this run's pid file is not ours (another took the port).
+    await until(async () => existsSync(pidFile), `the server on port ${port} wrote no pid file: it is not this run's`);
     pids.set(port, Number(readFileSync(pidFile, 'utf8').trim()));
   };
   try {
