@@ -4,6 +4,9 @@
  * client library) loads only when a store of its kind is opened.
  */
 
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { LedgerStorage } from './ledger-storage.js';
 import { createMemoryStorage } from './memory.js';
 import { createMemorySnapshotStorage } from './memory-snapshots.js';
@@ -158,17 +161,12 @@ const sqlite: StoreDriver<TargetOf<'sqlite'>> = {
     const { createSqliteSnapshotStorage } = await import('./sqlite.js');
     if (target.path !== ':memory:') {
       // The ledger driver creates its file's directory; the snapshot driver does not.
-      const { mkdir } = await import('node:fs/promises');
-      const { dirname } = await import('node:path');
       await mkdir(dirname(target.path), { recursive: true });
     }
     return createSqliteSnapshotStorage({ path: target.path }, defined({ tablePrefix: target.tablePrefix }));
   },
   scratch: (target) => ({ ...target, path: ':memory:' }),
   async isolate(target) {
-    const { mkdtemp, rm } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const dir = await mkdtemp(join(tmpdir(), 'hyphae-verify-'));
     return {
       target: { ...target, path: join(dir, 'verify.db') },
