@@ -22,7 +22,7 @@ export const KEYED_RECORD_TAG = '~2';
  * The members every record holds, in the order the compact form writes them. The list is part of the
  * stored format: a member is never moved or removed, and one added later goes in the trailing object.
  */
-export const STORED_MEMBERS = [
+const MEMBERS = [
   'key',
   'kind',
   'tool',
@@ -54,8 +54,11 @@ export const STORED_MEMBERS = [
   'completedAt',
 ] as const satisfies readonly (keyof TransitionRecord)[];
 
+/** {@link MEMBERS}, for the tests and tools that read the stored form. */
+export const STORED_MEMBERS: readonly (keyof TransitionRecord)[] = MEMBERS;
+
 /** A member of {@link STORED_MEMBERS}. */
-type StoredMember = (typeof STORED_MEMBERS)[number];
+type StoredMember = (typeof MEMBERS)[number];
 
 /** The members a record may lack; the compact form keeps them, when present, in its trailing object. */
 type OptionalMember = Exclude<keyof TransitionRecord, StoredMember>;
