@@ -125,6 +125,8 @@ export async function startOwnCluster(basePort: number, replicas: 0 | 1 = 1): Pr
   const start = async (port: number): Promise<void> => {
     const pidFile = join(dir, `${port}.pid`);
     const cluster = ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`];
+    // A killed server leaves its pid file behind; a restart must not read the dead pid from it.
+    rmSync(pidFile, { force: true });
     await run('redis-server', [
       ...['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no'],
       ...cluster,
