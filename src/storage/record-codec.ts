@@ -242,7 +242,7 @@ export function decodeRecord(text: string, location: string): TransitionRecord {
   const form = text.startsWith(COMPACT_RECORD_TAG) ? 3 : text.startsWith(KEYED_RECORD_TAG) ? 2 : 1;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(form === 1 ? text : text.slice(COMPACT_RECORD_TAG.length));
+    parsed = JSON.parse(form === 1 ? text : text.slice((form === 3 ? COMPACT_RECORD_TAG : KEYED_RECORD_TAG).length));
   } catch (cause) {
     throw new LedgerStorageCorruptError(location, 'the stored record is not valid JSON', { cause });
   }
